@@ -1,0 +1,52 @@
+#include "btt/kernel_spectrum.hpp"
+
+#include <algorithm>
+
+#include "backend/cpu/fftw_plan.hpp"
+#include "core/aligned_buffer.hpp"
+
+namespace shiftop::btt {
+
+void compute_kernel_spectrum(std::span<const double> first_column,
+                             std::span<const double> first_row, const Shape& shape,
+                             cpu::PlanarSpectrum<double> spectrum, int threads) {
+  const index_t nt = shape.nt, L = shape.padded_length(), nfreq = shape.frequencies();
+  const index_t stride = static_cast<index_t>(round_up(static_cast<std::size_t>(nfreq), 8));
+  const double scale = 1.0 / static_cast<double>(L);
+  AlignedBuffer<double> series(static_cast<std::size_t>(shape.nm * 2 * stride));
+  const cpu::RealFftBatch<double> fft(L, shape.nm, stride, cpu::FftDirection::RealToComplex,
+                                      series.data(), threads, /*measure=*/false);
+  // One observation block (a row of kernels) at a time keeps the scratch at Nm series.
+  for (index_t i = 0; i < shape.nd; ++i) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (index_t j = 0; j < shape.nm; ++j) {
+      // The circulant's first column: lags 0..Nt-1, a zero at Nt, then lags -(Nt-1)..-1.
+      double* c = series.data() + j * 2 * stride;
+      const double* col = first_column.data() + (i * shape.nm + j) * nt;
+      std::copy(col, col + nt, c);
+      c[nt] = 0.0;
+      if (first_row.empty()) {
+        std::fill(c + nt + 1, c + L, 0.0);
+      } else {
+        const double* row = first_row.data() + (i * shape.nm + j) * nt;
+        for (index_t k = 1; k < nt; ++k)
+          c[nt + k] = row[nt - k];
+      }
+    }
+    fft.execute(series.data());
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (index_t w = 0; w < nfreq; ++w) {
+      const cpu::PlanarRows<double> rows = spectrum.at(w);
+      double* re = rows.re + i * rows.ld;
+      double* im = rows.im + i * rows.ld;
+      for (index_t j = 0; j < shape.nm; ++j) {
+        re[j] = series[static_cast<std::size_t>(j * 2 * stride + 2 * w)] * scale;
+        im[j] = series[static_cast<std::size_t>(j * 2 * stride + 2 * w + 1)] * scale;
+      }
+      std::fill(re + shape.nm, re + rows.ld, 0.0);
+      std::fill(im + shape.nm, im + rows.ld, 0.0);
+    }
+  }
+}
+
+}  // namespace shiftop::btt

@@ -1,0 +1,87 @@
+#include "btt/plan.hpp"
+
+#include <numeric>
+
+#include "btt/cpu_engine.hpp"
+#include "core/error.hpp"
+
+namespace shiftop::btt {
+namespace {
+
+void check_kernel_size(std::span<const double> kernels, const Shape& shape, const char* what) {
+  require(static_cast<index_t>(kernels.size()) == shape.kernel_size(),
+          "{} holds {} values, expected Nd*Nm*Nt = {} for shape {}", what, kernels.size(),
+          shape.kernel_size(), shape.str());
+}
+
+void check_options(const PlanOptions& options) {
+  require(options.threads >= 0, "invalid thread count {}: expected 0 (all) or a positive number",
+          options.threads);
+  require(options.max_rhs >= 1, "invalid max_rhs {}: expected at least 1", options.max_rhs);
+  require(options.backend == Backend::Cpu,
+          "the CUDA backend of the block Toeplitz plan is not available yet; use Backend::Cpu");
+}
+
+bool overlaps(const double* a, std::size_t na, const double* b, std::size_t nb) {
+  return na > 0 && nb > 0 && a < b + nb && b < a + na;
+}
+
+}  // namespace
+
+double PhaseTimes::total() const {
+  return std::accumulate(seconds.begin(), seconds.end(), 0.0);
+}
+
+Plan::Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine)
+    : shape_(shape), triangular_(triangular), precision_(precision), engine_(std::move(engine)) {}
+
+Plan Plan::create(std::span<const double> kernels, const Shape& shape, const PlanOptions& options) {
+  shape.validate();
+  check_kernel_size(kernels, shape, "kernel array");
+  check_options(options);
+  const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
+  return Plan(
+      shape, true, precision,
+      std::make_unique<CpuEngine>(kernels, std::span<const double>{}, shape, options, precision));
+}
+
+Plan Plan::create_general(std::span<const double> first_column, std::span<const double> first_row,
+                          const Shape& shape, const PlanOptions& options) {
+  shape.validate();
+  check_kernel_size(first_column, shape, "first block column");
+  check_kernel_size(first_row, shape, "first block row");
+  check_options(options);
+  for (index_t k = 0; k < shape.nd * shape.nm; ++k) {
+    const auto at = static_cast<std::size_t>(k * shape.nt);
+    require(first_column[at] == first_row[at],
+            "first block row and first block column disagree at lag 0 in kernel (i={}, j={}): "
+            "{} vs {}; both hold the diagonal block F_0",
+            k / shape.nm, k % shape.nm, first_row[at], first_column[at]);
+  }
+  const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
+  return Plan(shape, false, precision,
+              std::make_unique<CpuEngine>(first_column, first_row, shape, options, precision));
+}
+
+void Plan::apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs) {
+  require(nrhs >= 1, "invalid number of right-hand sides {}: expected at least 1", nrhs);
+  const index_t in_size = nrhs * input_blocks(op, shape_) * shape_.nt;
+  const index_t out_size = nrhs * output_blocks(op, shape_) * shape_.nt;
+  require(static_cast<index_t>(x.size()) == in_size,
+          "input of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", to_string(op),
+          x.size(), nrhs, input_blocks(op, shape_), shape_.nt, in_size);
+  require(static_cast<index_t>(y.size()) == out_size,
+          "output of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", to_string(op),
+          y.size(), nrhs, output_blocks(op, shape_), shape_.nt, out_size);
+  require(!overlaps(x.data(), x.size(), y.data(), y.size()),
+          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+  engine_->apply(op, x.data(), y.data(), nrhs);
+}
+
+void Plan::set_precision(std::string_view precision) {
+  const PrecisionConfig parsed = PrecisionConfig::parse(precision);
+  engine_->set_precision(parsed);
+  precision_ = parsed;
+}
+
+}  // namespace shiftop::btt

@@ -1,0 +1,93 @@
+// shiftop::btt::Plan — the block-triangular (or general) block Toeplitz operator F, built once
+// from its kernels and applied many times with no allocation (DESIGN.md, "plan"; Venkat et al.,
+// fft-block-toeplitz-matvec-multi-gpu, Algorithms 1-3).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/precision.hpp"
+#include "core/shape.hpp"
+
+namespace shiftop::btt {
+
+enum class Backend { Cpu, Cuda };
+
+/// How hard FFTW searches for a fast transform at plan creation.
+enum class FftPlanning { Estimate, Measure };
+
+struct PlanOptions {
+  Backend backend = Backend::Cpu;
+  /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD".
+  std::string precision = "DDDDD";
+  /// CPU threads for FFTW and OpenMP; 0 uses OpenMP's default.
+  int threads = 0;
+  /// Right-hand sides transformed together per pass; the workspace grows linearly with it.
+  index_t max_rhs = 16;
+  FftPlanning fft_planning = FftPlanning::Measure;
+};
+
+/// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
+enum class ApplyPhase { Pad, Fft, Layout, Gemv, Ifft, Unpad };
+inline constexpr std::array<std::string_view, 6> kApplyPhaseNames = {"pad",  "fft",  "layout",
+                                                                     "gemv", "ifft", "unpad"};
+
+/// Seconds spent in each phase by the last apply (summed over passes and both halves of F*F).
+struct PhaseTimes {
+  std::array<double, 6> seconds{};
+  double& operator[](ApplyPhase p) { return seconds[static_cast<int>(p)]; }
+  double operator[](ApplyPhase p) const { return seconds[static_cast<int>(p)]; }
+  double total() const;
+};
+
+/// The backend-specific half of a plan (CPU: FFTW + OpenMP; CUDA: cuFFT + kernels).
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  /// y = op(F) x for `nrhs` vectors, SOTI layout, sizes already checked by Plan.
+  virtual void apply(Op op, const double* x, double* y, index_t nrhs) = 0;
+  virtual void set_precision(const PrecisionConfig& precision) = 0;
+  virtual PhaseTimes last_phase_times() const = 0;
+  /// Bytes held by the plan: F^ (and its FP32 copy), workspaces.
+  virtual std::size_t memory_bytes() const = 0;
+};
+
+class Plan {
+ public:
+  /// Block lower-triangular Toeplitz F from its first block column: `kernels` is
+  /// double[nd][nm][nt] (SOTI), kernels[i][j][t] = (F_t)_ij.
+  static Plan create(std::span<const double> kernels, const Shape& shape,
+                     const PlanOptions& options = {});
+  /// General block Toeplitz operator from its first block column (lags 0..nt-1) and first block
+  /// row (lags 0..-(nt-1)), both double[nd][nm][nt]; the lag-0 entries of both must agree.
+  static Plan create_general(std::span<const double> first_column,
+                             std::span<const double> first_row, const Shape& shape,
+                             const PlanOptions& options = {});
+
+  /// y = op(F) x for `nrhs` vectors stored one after another, each SOTI [blocks][nt].
+  /// x holds nrhs*input_blocks(op)*nt values, y nrhs*output_blocks(op)*nt.
+  void apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs = 1);
+
+  /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.
+  void set_precision(std::string_view precision);
+
+  const Shape& shape() const { return shape_; }
+  const PrecisionConfig& precision() const { return precision_; }
+  bool triangular() const { return triangular_; }
+  PhaseTimes last_phase_times() const { return engine_->last_phase_times(); }
+  std::size_t memory_bytes() const { return engine_->memory_bytes(); }
+
+ private:
+  Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine);
+
+  Shape shape_;
+  bool triangular_ = true;
+  PrecisionConfig precision_;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace shiftop::btt

@@ -1,0 +1,457 @@
+#include "io/npy.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <system_error>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace shiftop::io {
+namespace {
+
+// Elements are copied to and from the file as raw bytes.
+static_assert(std::endian::native == std::endian::little,
+              "the .npy reader and writer assume a little-endian host");
+static_assert(std::numeric_limits<double>::is_iec559 && std::numeric_limits<float>::is_iec559);
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr std::size_t kAlignment = 64;
+// Largest element count whose float64 byte size still fits in index_t.
+constexpr index_t kMaxCount = std::numeric_limits<index_t>::max() / 8;
+// Float32 data is converted through a buffer of this many elements.
+constexpr std::size_t kChunk = std::size_t{1} << 16;
+
+std::size_t itemsize(DType dtype) {
+  return dtype == DType::Float64 ? 8 : 4;
+}
+
+std::string_view dtype_name(DType dtype) {
+  return dtype == DType::Float64 ? "float64" : "float32";
+}
+
+// Python's repr of a shape tuple: (), (5,), (2, 3).
+std::string format_shape(std::span<const index_t> shape) {
+  if (shape.size() == 1) return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+// Untrusted header text shown in an error message: at most 24 bytes, non-printables as '?'.
+std::string printable(std::string_view text) {
+  constexpr std::size_t kShown = 24;
+  std::string out(text.substr(0, kShown));
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte > 0x7e) c = '?';
+  }
+  if (text.size() > kShown) out += "...";
+  return out;
+}
+
+std::string last_error() {
+  return std::generic_category().message(errno);
+}
+
+// The product of `shape`, or nothing if a dimension is negative or the product exceeds kMaxCount.
+std::optional<index_t> element_count(std::span<const index_t> shape) {
+  if (std::ranges::any_of(shape, [](index_t n) { return n < 0; })) return std::nullopt;
+  if (std::ranges::find(shape, 0) != shape.end()) return 0;
+  index_t count = 1;
+  for (const index_t n : shape) {
+    if (n > kMaxCount / count) return std::nullopt;
+    count *= n;
+  }
+  return count;
+}
+
+DType parse_dtype(std::string_view descr, std::string_view name) {
+  // '=' is native byte order, which is little-endian (see the static_assert above).
+  if (descr == "<f8" || descr == "=f8") return DType::Float64;
+  if (descr == "<f4" || descr == "=f4") return DType::Float32;
+  fail(
+      "{}: dtype '{}' is not supported: expected little-endian float64 ('<f8') or float32 "
+      "('<f4'); convert with numpy.save(path, a.astype('<f8'))",
+      name, printable(descr));
+}
+
+// Where the header dictionary starts and ends, from the fixed-size part of the header.
+struct Preamble {
+  std::size_t dict_begin;
+  std::size_t data_offset;
+};
+
+Preamble parse_preamble(std::string_view bytes, std::string_view name) {
+  require(bytes.substr(0, kMagic.size()) == kMagic,
+          "{}: not an .npy file: expected it to start with the magic string \\x93NUMPY", name);
+  require(bytes.size() >= 8,
+          "{}: truncated .npy header: expected a format version after the magic string", name);
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const int minor = static_cast<unsigned char>(bytes[7]);
+  require(major >= 1 && major <= 3 && minor == 0,
+          "{}: .npy format version {}.{} is not supported: expected 1.0, 2.0 or 3.0", name, major,
+          minor);
+  // Version 1.0 stores the header length in 2 little-endian bytes, later versions in 4.
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  const std::size_t dict_begin = 8 + length_bytes;
+  require(bytes.size() >= dict_begin,
+          "{}: truncated .npy header: expected a {}-byte header length after the version", name,
+          length_bytes);
+  std::size_t length = 0;
+  for (std::size_t i = length_bytes; i-- > 0;) {
+    length = length << 8 | static_cast<unsigned char>(bytes[8 + i]);
+  }
+  return {dict_begin, dict_begin + length};
+}
+
+void require_header_fits(const Preamble& preamble, std::uintmax_t file_size,
+                         std::string_view name) {
+  require(preamble.data_offset <= file_size,
+          "{}: .npy header length {} runs past the end of the file ({} bytes): expected a "
+          "complete header",
+          name, preamble.data_offset - preamble.dict_begin, file_size);
+}
+
+// Parser for the Python dict literal of an .npy header, as NumPy writes it:
+//   {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
+// plus what Python's literal syntax allows around it (any key order, either quote, any spacing,
+// an optional trailing comma). Every access is bounds-checked: the input is untrusted.
+class DictParser {
+ public:
+  DictParser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  NpyHeader parse() {
+    std::optional<std::string_view> descr;
+    std::optional<bool> fortran_order;
+    std::optional<std::vector<index_t>> shape;
+    skip_space();
+    expect('{', "'{' opening the header dictionary");
+    skip_space();
+    while (!at('}')) {
+      const std::string_view key = parse_string("a quoted key");
+      skip_space();
+      expect(':', "':' after the key");
+      skip_space();
+      if (key == "descr") {
+        require_once(descr.has_value(), key);
+        descr = parse_string("a dtype string such as '<f8'");
+      } else if (key == "fortran_order") {
+        require_once(fortran_order.has_value(), key);
+        fortran_order = parse_bool();
+      } else if (key == "shape") {
+        require_once(shape.has_value(), key);
+        shape = parse_shape();
+      } else {
+        fail(
+            "{}: .npy header has unknown key '{}': expected only 'descr', 'fortran_order' and "
+            "'shape'",
+            name_, printable(key));
+      }
+      skip_space();
+      if (!at(',')) break;
+      ++pos_;
+      skip_space();
+    }
+    expect('}', "',' or '}' after a value");
+    skip_space();
+    if (pos_ != text_.size()) malformed("only space padding after the dictionary");
+
+    require_present(descr.has_value(), "descr");
+    require_present(fortran_order.has_value(), "fortran_order");
+    require_present(shape.has_value(), "shape");
+    NpyHeader header{.dtype = parse_dtype(*descr, name_), .shape = std::move(*shape)};
+    require(!*fortran_order,
+            "{}: fortran_order=True is not supported: expected a C-order array; save "
+            "numpy.ascontiguousarray(a) instead",
+            name_);
+    require(element_count(header.shape).has_value(),
+            "{}: .npy shape {} is too large: expected at most {} elements", name_,
+            format_shape(header.shape), kMaxCount);
+    return header;
+  }
+
+ private:
+  [[noreturn]] void malformed(std::string_view expected) const {
+    const std::string found = pos_ < text_.size()
+                                  ? fmt::format("'{}'", printable(text_.substr(pos_)))
+                                  : std::string("the end of the header");
+    fail("{}: malformed .npy header: expected {} at byte {} of the dictionary, found {}", name_,
+         expected, pos_, found);
+  }
+
+  void require_once(bool seen, std::string_view key) const {
+    require(!seen, "{}: .npy header has key '{}' twice: expected it once", name_, key);
+  }
+
+  void require_present(bool seen, std::string_view key) const {
+    require(seen, "{}: .npy header has no key '{}': expected 'descr', 'fortran_order' and 'shape'",
+            name_, key);
+  }
+
+  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+
+  bool at_digit() const { return pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9'; }
+
+  void skip_space() {
+    while (at(' ') || at('\t') || at('\n') || at('\r'))
+      ++pos_;
+  }
+
+  void expect(char c, std::string_view what) {
+    if (!at(c)) malformed(what);
+    ++pos_;
+  }
+
+  // A quoted string without escapes (none of the accepted keys or values needs one).
+  std::string_view parse_string(std::string_view what) {
+    if (!at('\'') && !at('"')) malformed(what);
+    const char quote = text_[pos_++];
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && !at(quote) && !at('\n')) {
+      if (at('\\')) malformed("a string without escapes");
+      ++pos_;
+    }
+    if (!at(quote)) malformed("the closing quote of a string");
+    return text_.substr(begin, pos_++ - begin);
+  }
+
+  bool parse_bool() {
+    const std::string_view rest = text_.substr(pos_);
+    if (rest.starts_with("True")) {
+      pos_ += 4;
+      return true;
+    }
+    if (rest.starts_with("False")) {
+      pos_ += 5;
+      return false;
+    }
+    malformed("True or False for 'fortran_order'");
+  }
+
+  std::vector<index_t> parse_shape() {
+    expect('(', "a tuple for 'shape'");
+    skip_space();
+    std::vector<index_t> shape;
+    while (!at(')')) {
+      shape.push_back(parse_dimension());
+      skip_space();
+      if (!at(',')) {
+        // Python reads "(5)" as the integer 5, not as a tuple.
+        if (shape.size() == 1) malformed("',' after the only dimension, as in '(5,)'");
+        break;
+      }
+      ++pos_;
+      skip_space();
+    }
+    expect(')', "',' or ')' in the shape tuple");
+    return shape;
+  }
+
+  index_t parse_dimension() {
+    require(!at('-'), "{}: .npy shape has a negative dimension: expected non-negative integers",
+            name_);
+    if (!at_digit()) malformed("an integer dimension");
+    index_t value = 0;
+    while (at_digit()) {
+      const int digit = text_[pos_] - '0';
+      require(value <= (kMaxCount - digit) / 10,
+              "{}: .npy shape has a dimension that is too large: expected at most {} elements",
+              name_, kMaxCount);
+      value = value * 10 + digit;
+      ++pos_;
+    }
+    // NumPy under Python 2 wrote long integers with an 'L' suffix, as in (3L, 4L).
+    if (at('L')) ++pos_;
+    return value;
+  }
+
+  std::string_view text_;
+  std::string_view name_;
+  std::size_t pos_ = 0;
+};
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+struct OpenFile {
+  File file;
+  std::uintmax_t size;
+};
+
+OpenFile open_for_reading(const std::string& path) {
+  File file(std::fopen(path.c_str(), "rb"));
+  if (file == nullptr) fail("{}: cannot open for reading: {}", path, last_error());
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  require(!error, "{}: cannot read the file size: {}", path, error.message());
+  return {std::move(file), size};
+}
+
+void read_exact(std::FILE* file, void* buffer, std::size_t bytes, const std::string& path) {
+  if (bytes == 0) return;  // `buffer` may be null then, which fread does not allow
+  if (std::fread(buffer, 1, bytes, file) != bytes) {
+    fail("{}: read failed: {}", path,
+         std::ferror(file) ? last_error() : std::string("unexpected end of file"));
+  }
+}
+
+void write_exact(std::FILE* file, const void* buffer, std::size_t bytes, const std::string& path) {
+  if (bytes == 0) return;
+  if (std::fwrite(buffer, 1, bytes, file) != bytes) {
+    fail("{}: write failed (disk full?): {}", path, last_error());
+  }
+}
+
+// Reads only as many bytes as the header occupies, after checking that against the file size.
+NpyHeader read_header(std::FILE* file, std::uintmax_t file_size, const std::string& path) {
+  constexpr std::size_t kLongestPreamble = 12;
+  std::string bytes(std::min<std::uintmax_t>(file_size, kLongestPreamble), '\0');
+  read_exact(file, bytes.data(), bytes.size(), path);
+  const Preamble preamble = parse_preamble(bytes, path);
+  require_header_fits(preamble, file_size, path);
+  bytes.resize(preamble.data_offset);
+  std::rewind(file);
+  read_exact(file, bytes.data(), bytes.size(), path);
+  return parse_npy_header(bytes, path);
+}
+
+// Magic string, version, header length and the dictionary padded with spaces and a final '\n' so
+// that the data starts at a multiple of kAlignment bytes.
+std::string encode_header(std::span<const index_t> shape) {
+  const std::string dict =
+      fmt::format("{{'descr': '<f8', 'fortran_order': False, 'shape': {}, }}", format_shape(shape));
+  const auto padded_length = [&](std::size_t length_bytes) {
+    const std::size_t prefix = 8 + length_bytes;
+    const std::size_t total = (prefix + dict.size() + 1 + kAlignment - 1) / kAlignment * kAlignment;
+    return total - prefix;
+  };
+  // Version 1.0 has room for a 16-bit header length; longer headers need version 2.0.
+  const std::size_t length_bytes = padded_length(2) > 0xffff ? 4 : 2;
+  const std::size_t length = padded_length(length_bytes);
+  std::string header(kMagic);
+  header += static_cast<char>(length_bytes == 2 ? 1 : 2);
+  header += '\0';
+  for (std::size_t i = 0; i < length_bytes; ++i) {
+    header += static_cast<char>(length >> (8 * i) & 0xff);
+  }
+  header += dict;
+  header.append(length - dict.size() - 1, ' ');
+  header += '\n';
+  return header;
+}
+
+// A file written under a temporary name and renamed to its final name once complete; removed if
+// that never happens.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(std::string path) : path_(std::move(path)) {}
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    if (!renamed_) std::remove(path_.c_str());
+  }
+
+  const std::string& path() const { return path_; }
+
+  void rename_to(const std::string& target) {
+    if (std::rename(path_.c_str(), target.c_str()) != 0) {
+      fail("{}: cannot rename the finished file '{}' to it: {}", target, path_, last_error());
+    }
+    renamed_ = true;
+  }
+
+ private:
+  std::string path_;
+  bool renamed_ = false;
+};
+
+}  // namespace
+
+index_t NpyHeader::count() const {
+  return std::accumulate(shape.begin(), shape.end(), index_t{1}, std::multiplies<>());
+}
+
+NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
+  const Preamble preamble = parse_preamble(bytes, name);
+  require_header_fits(preamble, bytes.size(), name);
+  NpyHeader header =
+      DictParser(bytes.substr(preamble.dict_begin, preamble.data_offset - preamble.dict_begin),
+                 name)
+          .parse();
+  header.data_offset = preamble.data_offset;
+  return header;
+}
+
+NpyHeader read_npy_header(const std::string& path) {
+  const OpenFile in = open_for_reading(path);
+  return read_header(in.file.get(), in.size, path);
+}
+
+NpyArray read_npy(const std::string& path) {
+  const OpenFile in = open_for_reading(path);
+  NpyHeader header = read_header(in.file.get(), in.size, path);
+  const auto count = static_cast<std::size_t>(header.count());
+  const std::uintmax_t expected = count * itemsize(header.dtype);
+  const std::uintmax_t found = in.size - header.data_offset;
+  require(found >= expected,
+          "{}: .npy data section is truncated: expected {} bytes for {} {} values of shape {} "
+          "after the {}-byte header, found {}",
+          path, expected, count, dtype_name(header.dtype), format_shape(header.shape),
+          header.data_offset, found);
+
+  NpyArray array{.shape = std::move(header.shape), .data = std::vector<double>(count)};
+  if (header.dtype == DType::Float64) {
+    read_exact(in.file.get(), array.data.data(), expected, path);
+  } else {
+    std::vector<float> chunk(std::min(count, kChunk));
+    for (std::size_t done = 0; done < count;) {
+      const std::size_t n = std::min(chunk.size(), count - done);
+      read_exact(in.file.get(), chunk.data(), n * sizeof(float), path);
+      std::copy_n(chunk.begin(), n, array.data.begin() + done);
+      done += n;
+    }
+  }
+  return array;
+}
+
+void write_npy(const std::string& path, std::span<const double> data,
+               std::span<const index_t> shape) {
+  const std::optional<index_t> count = element_count(shape);
+  require(count.has_value(),
+          "{}: cannot write shape {}: expected non-negative dimensions and at most {} elements",
+          path, format_shape(shape), kMaxCount);
+  require(static_cast<std::size_t>(*count) == data.size(),
+          "{}: cannot write shape {}: it has {} elements but {} values were given, expected the "
+          "same number",
+          path, format_shape(shape), *count, data.size());
+  const std::string header = encode_header(shape);
+
+  TemporaryFile temporary(fmt::format("{}.tmp-{}", path, ::getpid()));
+  File file(std::fopen(temporary.path().c_str(), "wb"));
+  if (file == nullptr) {
+    fail("{}: cannot open '{}' for writing: {}", path, temporary.path(), last_error());
+  }
+  write_exact(file.get(), header.data(), header.size(), path);
+  write_exact(file.get(), data.data(), data.size_bytes(), path);
+  // fclose flushes the buffered tail: a full disk may only show up here.
+  if (std::fclose(file.release()) != 0) {
+    fail("{}: write failed (disk full?): {}", path, last_error());
+  }
+  temporary.rename_to(path);
+}
+
+}  // namespace shiftop::io

@@ -12,6 +12,14 @@
 namespace shiftop::btt {
 namespace {
 
+// Blocks per chunk of the vector-side pipeline: about 512 kB of padded FP64 series, which stay
+// in a core's L2 between padding, FFT and reordering; a multiple of 8 so that each frequency's
+// reordered run fills whole cache lines.
+index_t chunk_blocks(index_t complex_stride) {
+  const index_t fit = (index_t{512} << 10) / (2 * complex_stride * 8);
+  return std::clamp<index_t>(fit / 8 * 8, 8, 64);
+}
+
 // Calls f with a value of the C++ type of `precision` (float or double), so that a template
 // instantiation per phase precision is chosen at run time.
 template <typename F>
@@ -22,9 +30,20 @@ void with_type(Precision precision, F&& f) {
     f(double{});
 }
 
-std::size_t padded(index_t n) {
-  return round_up(static_cast<std::size_t>(n), 16);
+index_t padded(index_t n) {
+  return static_cast<index_t>(round_up(static_cast<std::size_t>(n), 16));
 }
+
+// Laps of one thread's stopwatch charged to phases.
+class PhaseClock {
+ public:
+  explicit PhaseClock(PhaseTimes& times) : times_(times) {}
+  void charge(ApplyPhase phase) { times_[phase] += watch_.lap(); }
+
+ private:
+  PhaseTimes& times_;
+  Stopwatch watch_;
+};
 
 }  // namespace
 
@@ -36,15 +55,13 @@ CpuEngine::CpuEngine(std::span<const double> first_column, std::span<const doubl
       measure_(options.fft_planning == FftPlanning::Measure),
       max_rhs_(options.max_rhs),
       stride_(static_cast<index_t>(round_up(static_cast<std::size_t>(shape.frequencies()), 8))),
-      ld_m_(static_cast<index_t>(padded(shape.nm))),
-      ld_d_(static_cast<index_t>(padded(shape.nd))) {
+      ld_m_(padded(shape.nm)),
+      ld_d_(padded(shape.nd)),
+      chunk_(chunk_blocks(stride_)) {
   const auto nfreq = static_cast<std::size_t>(shape.frequencies());
-  const auto series = [&](index_t blocks) {
-    return static_cast<std::size_t>(max_rhs_ * blocks * 2 * stride_);
-  };
   spectrum64_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(shape.nd * ld_m_));
-  series_m_ = AlignedBuffer<double>(series(shape.nm));
-  series_d_ = AlignedBuffer<double>(series(shape.nd));
+  for (int t = 0; t < threads_; ++t)
+    scratch_.emplace_back(static_cast<std::size_t>(chunk_ * 2 * stride_));
   spec_m_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(max_rhs_ * ld_m_));
   spec_d_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(max_rhs_ * ld_d_));
   middle_ = AlignedBuffer<double>(
@@ -58,14 +75,11 @@ template <typename T>
 void CpuEngine::make_transforms(std::optional<Transforms<T>>& transforms) {
   if (transforms) return;
   const index_t L = shape_.padded_length();
+  T* scratch = scratch_.front().as<T>();
   using cpu::FftDirection;
-  T* m = series_m_.as<T>();
-  T* d = series_d_.as<T>();
-  transforms.emplace(
-      Transforms<T>{{L, shape_.nm, stride_, FftDirection::RealToComplex, m, threads_, measure_},
-                    {L, shape_.nd, stride_, FftDirection::RealToComplex, d, threads_, measure_},
-                    {L, shape_.nm, stride_, FftDirection::ComplexToReal, m, threads_, measure_},
-                    {L, shape_.nd, stride_, FftDirection::ComplexToReal, d, threads_, measure_}});
+  transforms.emplace(Transforms<T>{
+      {L, 1, stride_, FftDirection::RealToComplex, scratch, 1, measure_},
+      {L, 1, stride_, FftDirection::ComplexToReal, scratch, 1, measure_}});
 }
 
 template <typename T>
@@ -96,16 +110,17 @@ void CpuEngine::set_precision(const PrecisionConfig& precision) {
     spectrum32_ = AlignedBuffer<float>(spectrum64_.size());
     const auto n = static_cast<index_t>(spectrum64_.size());
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (index_t k = 0; k < n; ++k)
-      spectrum32_[k] = static_cast<float>(spectrum64_[k]);
+    for (index_t k = 0; k < n; ++k) spectrum32_[k] = static_cast<float>(spectrum64_[k]);
   } else if (precision[Phase::Gemv] == Precision::Double) {
     spectrum32_ = AlignedBuffer<float>();
   }
 }
 
 std::size_t CpuEngine::memory_bytes() const {
-  return spectrum64_.bytes() + spectrum32_.bytes() + series_m_.bytes() + series_d_.bytes() +
-         spec_m_.bytes() + spec_d_.bytes() + middle_.bytes();
+  std::size_t scratch = 0;
+  for (const auto& s : scratch_) scratch += s.bytes();
+  return spectrum64_.bytes() + spectrum32_.bytes() + scratch + spec_m_.bytes() +
+         spec_d_.bytes() + middle_.bytes();
 }
 
 void CpuEngine::apply(Op op, const double* x, double* y, index_t nrhs) {
@@ -135,59 +150,96 @@ void CpuEngine::apply(Op op, const double* x, double* y, index_t nrhs) {
   }
 }
 
-void CpuEngine::apply_pass(bool adjoint, const double* x, double* y, index_t nrhs) {
+void CpuEngine::add_thread_times(const std::vector<PhaseTimes>& per_thread) {
+  for (const PhaseTimes& t : per_thread)
+    for (std::size_t p = 0; p < t.seconds.size(); ++p)
+      times_.seconds[p] += t.seconds[p] / static_cast<double>(per_thread.size());
+}
+
+template <typename T1, typename T2, typename T3>
+void CpuEngine::transform_input(const double* x, index_t nrhs, index_t blocks,
+                                cpu::PlanarSpectrum<T3> spectra) {
   const index_t nt = shape_.nt, nfreq = shape_.frequencies();
+  const index_t chunks = (blocks + chunk_ - 1) / chunk_;
+  const cpu::RealFftBatch<T2>& fft = transforms<T2>().forward;
+  std::vector<PhaseTimes> per_thread(static_cast<std::size_t>(threads_));
+#pragma omp parallel num_threads(threads_)
+  {
+    const int thread = omp_get_thread_num();
+    T2* scratch = scratch_[static_cast<std::size_t>(thread)].as<T2>();
+    PhaseClock clock(per_thread[static_cast<std::size_t>(thread)]);
+#pragma omp for schedule(static)
+    for (index_t task = 0; task < nrhs * chunks; ++task) {
+      const index_t r = task / chunks, b0 = (task % chunks) * chunk_;
+      const index_t count = std::min(chunk_, blocks - b0);
+      cpu::pad_and_cast<T1, T2>(x + (r * blocks + b0) * nt, count, nt, stride_, scratch);
+      clock.charge(ApplyPhase::Pad);
+      for (index_t k = 0; k < count; ++k) fft.execute(scratch + k * 2 * stride_);
+      clock.charge(ApplyPhase::Fft);
+      cpu::soti_to_tosi<T2, T3>(scratch, count, nfreq, stride_, spectra, r, b0);
+      if (b0 + count == blocks) cpu::zero_padding_columns(spectra, r, blocks, nfreq);
+      clock.charge(ApplyPhase::Layout);
+    }
+  }
+  add_thread_times(per_thread);
+}
+
+template <typename T3, typename T4, typename T5>
+void CpuEngine::transform_output(cpu::PlanarSpectrum<const T3> spectra, index_t nrhs,
+                                 index_t blocks, double* y) {
+  const index_t nt = shape_.nt, nfreq = shape_.frequencies();
+  const index_t chunks = (blocks + chunk_ - 1) / chunk_;
+  const cpu::RealFftBatch<T4>& ifft = transforms<T4>().inverse;
+  std::vector<PhaseTimes> per_thread(static_cast<std::size_t>(threads_));
+#pragma omp parallel num_threads(threads_)
+  {
+    const int thread = omp_get_thread_num();
+    T4* scratch = scratch_[static_cast<std::size_t>(thread)].as<T4>();
+    PhaseClock clock(per_thread[static_cast<std::size_t>(thread)]);
+#pragma omp for schedule(static)
+    for (index_t task = 0; task < nrhs * chunks; ++task) {
+      const index_t r = task / chunks, b0 = (task % chunks) * chunk_;
+      const index_t count = std::min(chunk_, blocks - b0);
+      cpu::tosi_to_soti<T3, T4>(spectra, r, b0, count, nfreq, stride_, scratch);
+      clock.charge(ApplyPhase::Layout);
+      for (index_t k = 0; k < count; ++k) ifft.execute(scratch + k * 2 * stride_);
+      clock.charge(ApplyPhase::Ifft);
+      cpu::unpad_and_cast<T4, T5>(scratch, count, nt, stride_, y + (r * blocks + b0) * nt);
+      clock.charge(ApplyPhase::Unpad);
+    }
+  }
+  add_thread_times(per_thread);
+}
+
+void CpuEngine::apply_pass(bool adjoint, const double* x, double* y, index_t nrhs) {
+  const index_t nfreq = shape_.frequencies();
   const index_t nin = adjoint ? shape_.nd : shape_.nm;
   const index_t nout = adjoint ? shape_.nm : shape_.nd;
-  AlignedBuffer<double>& series_in = adjoint ? series_d_ : series_m_;
-  AlignedBuffer<double>& series_out = adjoint ? series_m_ : series_d_;
   AlignedBuffer<double>& spec_in = adjoint ? spec_d_ : spec_m_;
   AlignedBuffer<double>& spec_out = adjoint ? spec_m_ : spec_d_;
   const index_t ld_in = adjoint ? ld_d_ : ld_m_;
   const index_t ld_out = adjoint ? ld_m_ : ld_d_;
   const PrecisionConfig& p = precision_;
-  Stopwatch watch;
 
-  // Phase 1: zero-pad (and round through the phase-1 precision) into the FFT's precision.
   with_type(p[Phase::Pad], [&](auto t1) {
     with_type(p[Phase::Fft], [&](auto t2) {
-      using T1 = decltype(t1);
-      using T2 = decltype(t2);
-      cpu::pad_and_cast<T1, T2>(x, nrhs * nin, nt, stride_, series_in.as<T2>(), threads_);
+      with_type(p[Phase::Gemv], [&](auto t3) {
+        using T3 = decltype(t3);
+        transform_input<decltype(t1), decltype(t2), T3>(
+            x, nrhs, nin, cpu::PlanarSpectrum<T3>{spec_in.as<T3>(), max_rhs_, ld_in});
+      });
     });
   });
-  times_[ApplyPhase::Pad] += watch.lap();
-
-  // Phase 2: batched real FFT of every padded block, one batch per right-hand side.
-  with_type(p[Phase::Fft], [&](auto t2) {
-    using T2 = decltype(t2);
-    const Transforms<T2>& fft = transforms<T2>();
-    const auto& forward = adjoint ? fft.forward_d : fft.forward_m;
-    for (index_t r = 0; r < nrhs; ++r)
-      forward.execute(series_in.as<T2>() + r * nin * 2 * stride_);
-  });
-  times_[ApplyPhase::Fft] += watch.lap();
-
-  // SOTI -> TOSI so that each frequency's vector is contiguous, cast to the GEMV precision.
-  with_type(p[Phase::Fft], [&](auto t2) {
-    with_type(p[Phase::Gemv], [&](auto t3) {
-      using T2 = decltype(t2);
-      using T3 = decltype(t3);
-      cpu::soti_to_tosi<T2, T3>(series_in.as<T2>(), nrhs, nin, nfreq, stride_,
-                                cpu::PlanarSpectrum<T3>{spec_in.as<T3>(), max_rhs_, ld_in},
-                                threads_);
-    });
-  });
-  times_[ApplyPhase::Layout] += watch.lap();
 
   // Phase 3: per frequency, F^[w] (or its conjugate transpose) times all right-hand sides.
+  Stopwatch watch;
   with_type(p[Phase::Gemv], [&](auto t3) {
     using T3 = decltype(t3);
     const cpu::PlanarSpectrum<const T3> a = spectrum<T3>();
     const cpu::PlanarSpectrum<T3> in{spec_in.as<T3>(), max_rhs_, ld_in};
     const cpu::PlanarSpectrum<T3> out{spec_out.as<T3>(), max_rhs_, ld_out};
-    const index_t cols = static_cast<index_t>(
-        round_up(static_cast<std::size_t>(shape_.nm), static_cast<std::size_t>(cpu::kLanes<T3>)));
+    const auto cols = static_cast<index_t>(round_up(static_cast<std::size_t>(shape_.nm),
+                                                    static_cast<std::size_t>(cpu::kLanes<T3>)));
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (index_t w = 0; w < nfreq; ++w) {
       if (adjoint)
@@ -198,36 +250,15 @@ void CpuEngine::apply_pass(bool adjoint, const double* x, double* y, index_t nrh
   });
   times_[ApplyPhase::Gemv] += watch.lap();
 
-  // TOSI -> SOTI, cast to the IFFT precision.
   with_type(p[Phase::Gemv], [&](auto t3) {
     with_type(p[Phase::Ifft], [&](auto t4) {
-      using T3 = decltype(t3);
-      using T4 = decltype(t4);
-      cpu::tosi_to_soti<T3, T4>(cpu::PlanarSpectrum<const T3>{spec_out.as<T3>(), max_rhs_, ld_out},
-                                nrhs, nout, nfreq, stride_, series_out.as<T4>(), threads_);
+      with_type(p[Phase::Unpad], [&](auto t5) {
+        using T3 = decltype(t3);
+        transform_output<T3, decltype(t4), decltype(t5)>(
+            cpu::PlanarSpectrum<const T3>{spec_out.as<T3>(), max_rhs_, ld_out}, nrhs, nout, y);
+      });
     });
   });
-  times_[ApplyPhase::Layout] += watch.lap();
-
-  // Phase 4: batched inverse real FFT (the 1/(2 Nt) is folded into F^).
-  with_type(p[Phase::Ifft], [&](auto t4) {
-    using T4 = decltype(t4);
-    const Transforms<T4>& fft = transforms<T4>();
-    const auto& inverse = adjoint ? fft.inverse_m : fft.inverse_d;
-    for (index_t r = 0; r < nrhs; ++r)
-      inverse.execute(series_out.as<T4>() + r * nout * 2 * stride_);
-  });
-  times_[ApplyPhase::Ifft] += watch.lap();
-
-  // Phase 5: keep the first Nt samples of each block (rounded through the phase-5 precision).
-  with_type(p[Phase::Ifft], [&](auto t4) {
-    with_type(p[Phase::Unpad], [&](auto t5) {
-      using T4 = decltype(t4);
-      using T5 = decltype(t5);
-      cpu::unpad_and_cast<T4, T5>(series_out.as<T4>(), nrhs * nout, nt, stride_, y, threads_);
-    });
-  });
-  times_[ApplyPhase::Unpad] += watch.lap();
 }
 
 }  // namespace shiftop::btt

@@ -1,9 +1,12 @@
-// The CPU backend of a plan: FFTW (threaded) transforms, OpenMP over frequencies for the batched
-// complex GEMV/GEMM, the five phases each in FP32 or FP64 (mixed-precision paper, section 2.4).
+// The CPU backend of a plan: the five phases each in FP32 or FP64 (mixed-precision paper, section
+// 2.4). The vector side (pad, FFT, reorder and back) runs on OpenMP threads over chunks of blocks
+// in a per-thread scratch that stays in cache; the matrix side (batched complex GEMV/GEMM) runs
+// on OpenMP threads over frequencies and streams F^ once per pass.
 #pragma once
 
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "backend/cpu/fftw_plan.hpp"
 #include "backend/cpu/planar.hpp"
@@ -23,14 +26,24 @@ class CpuEngine final : public Engine {
   std::size_t memory_bytes() const override;
 
  private:
-  // The four batched transforms of one right-hand side in one precision.
+  // Single-series transforms (executed by many threads on their own scratch) in one precision.
   template <typename T>
   struct Transforms {
-    cpu::RealFftBatch<T> forward_m, forward_d, inverse_m, inverse_d;
+    cpu::RealFftBatch<T> forward, inverse;
   };
 
   /// One F (adjoint = false) or F* pass over at most max_rhs right-hand sides.
   void apply_pass(bool adjoint, const double* x, double* y, index_t nrhs);
+  /// Phases 1, 2 and SOTI -> TOSI: x -> planar spectra of the input blocks.
+  template <typename T1, typename T2, typename T3>
+  void transform_input(const double* x, index_t nrhs, index_t blocks,
+                       cpu::PlanarSpectrum<T3> spectra);
+  /// TOSI -> SOTI and phases 4, 5: planar spectra of the output blocks -> y.
+  template <typename T3, typename T4, typename T5>
+  void transform_output(cpu::PlanarSpectrum<const T3> spectra, index_t nrhs, index_t blocks,
+                        double* y);
+  /// Adds per-thread phase seconds (summed over threads) to times_ as their mean over threads.
+  void add_thread_times(const std::vector<PhaseTimes>& per_thread);
   template <typename T>
   void make_transforms(std::optional<Transforms<T>>& transforms);
   template <typename T>
@@ -45,10 +58,11 @@ class CpuEngine final : public Engine {
   index_t max_rhs_;
   index_t stride_;  // complex values per time series in the FFT buffers (>= Nt+1, 64-byte rows)
   index_t ld_m_, ld_d_;
+  index_t chunk_;  // blocks per chunk of the vector-side pipeline
 
   AlignedBuffer<double> spectrum64_;           // F^ planar [w][re|im][Nd][ld_m]
   AlignedBuffer<float> spectrum32_;            // its FP32 copy, only while phase 3 is FP32
-  AlignedBuffer<double> series_m_, series_d_;  // [rhs][blocks][2*stride_], FP32 or FP64 view
+  std::vector<AlignedBuffer<double>> scratch_;  // per thread: [chunk_][2*stride_] (FP32/FP64)
   AlignedBuffer<double> spec_m_, spec_d_;      // planar [w][re|im][max_rhs][ld]
   AlignedBuffer<double> middle_;               // F x or F* x between the halves of F*F / FF*
   std::optional<Transforms<float>> transforms32_;

@@ -4,6 +4,8 @@
 // vector, a GEMM for many). The caller parallelises over frequencies.
 #pragma once
 
+#include <algorithm>
+
 #include "backend/cpu/planar.hpp"
 
 namespace shiftop::cpu {
@@ -55,54 +57,71 @@ void product_rows(PlanarRows<const T> a, index_t rows, index_t cols, PlanarRows<
   }
 }
 
-// X[r][j] = sum_i conj(A[i][j]) Y[r][i] for Block right-hand sides, a strip of 2*W columns at a
-// time accumulated in registers while walking down the rows of A.
+// X[r][j] = sum_i conj(A[i][j]) Y[r][i] for Block right-hand sides and the Strips*W columns
+// from j, accumulated in registers while walking down the rows of A. Wide strips (few right-hand
+// sides) mean few concurrent row streams for the prefetcher and long contiguous reads per row.
+template <typename T, int Block, int Strips>
+void adjoint_strip(PlanarRows<const T> a, index_t rows, index_t j, PlanarRows<const T> y,
+                   PlanarRows<T> x) {
+  constexpr int S = Strips * static_cast<int>(kLanes<T>);
+  T xr[Block][S] = {}, xi[Block][S] = {};
+  for (index_t i = 0; i < rows; ++i) {
+    const T* __restrict ar = a.re + i * a.ld + j;
+    const T* __restrict ai = a.im + i * a.ld + j;
+    for (int r = 0; r < Block; ++r) {
+      const T yr = y.re[r * y.ld + i], yi = y.im[r * y.ld + i];
+#pragma omp simd
+      for (int v = 0; v < S; ++v) {
+        xr[r][v] += ar[v] * yr + ai[v] * yi;
+        xi[r][v] += ar[v] * yi - ai[v] * yr;
+      }
+    }
+  }
+  for (int r = 0; r < Block; ++r)
+    for (int v = 0; v < S; ++v) {
+      x.re[r * x.ld + j + v] = xr[r][v];
+      x.im[r * x.ld + j + v] = xi[r][v];
+    }
+}
+
+// One right-hand side: x[j0:j0+JB] += conj(A[i][j0:j0+JB]) y[i] row by row, the partial x in L1,
+// so that each row of A is read as a long contiguous run (two prefetch streams per thread).
+template <typename T>
+void adjoint_rows_axpy(PlanarRows<const T> a, index_t rows, index_t cols, PlanarRows<const T> y,
+                       PlanarRows<T> x) {
+  constexpr index_t JB = 32768 / static_cast<index_t>(sizeof(T));
+  for (index_t j0 = 0; j0 < cols; j0 += JB) {
+    const index_t n = std::min(JB, cols - j0);
+    T* __restrict xr = x.re + j0;
+    T* __restrict xi = x.im + j0;
+    std::fill(xr, xr + n, T(0));
+    std::fill(xi, xi + n, T(0));
+    for (index_t i = 0; i < rows; ++i) {
+      const T* __restrict ar = a.re + i * a.ld + j0;
+      const T* __restrict ai = a.im + i * a.ld + j0;
+      const T yr = y.re[i], yi = y.im[i];
+#pragma omp simd
+      for (index_t v = 0; v < n; ++v) {
+        xr[v] += ar[v] * yr + ai[v] * yi;
+        xi[v] += ar[v] * yi - ai[v] * yr;
+      }
+    }
+  }
+}
+
 template <typename T, int Block>
 void adjoint_product_columns(PlanarRows<const T> a, index_t rows, index_t cols,
                              PlanarRows<const T> y, PlanarRows<T> x) {
-  constexpr int W = static_cast<int>(kLanes<T>);
-  constexpr int S = 2 * W;
+  if constexpr (Block == 1) {
+    adjoint_rows_axpy(a, rows, cols, y, x);
+    return;
+  }
+  // Register budget: 2 * Block * Strips accumulators of one SIMD register each, at most 16.
+  constexpr int Strips = Block == 2 ? 4 : 2;
+  constexpr index_t W = kLanes<T>;
   index_t j = 0;
-  for (; j + S <= cols; j += S) {
-    T xr[Block][S] = {}, xi[Block][S] = {};
-    for (index_t i = 0; i < rows; ++i) {
-      const T* __restrict ar = a.re + i * a.ld + j;
-      const T* __restrict ai = a.im + i * a.ld + j;
-      for (int r = 0; r < Block; ++r) {
-        const T yr = y.re[r * y.ld + i], yi = y.im[r * y.ld + i];
-#pragma omp simd
-        for (int v = 0; v < S; ++v) {
-          xr[r][v] += ar[v] * yr + ai[v] * yi;
-          xi[r][v] += ar[v] * yi - ai[v] * yr;
-        }
-      }
-    }
-    for (int r = 0; r < Block; ++r)
-      for (int v = 0; v < S; ++v) {
-        x.re[r * x.ld + j + v] = xr[r][v];
-        x.im[r * x.ld + j + v] = xi[r][v];
-      }
-  }
-  for (; j < cols; j += W) {  // one last strip of W lanes
-    T xr[Block][W] = {}, xi[Block][W] = {};
-    for (index_t i = 0; i < rows; ++i) {
-      const T* __restrict ar = a.re + i * a.ld + j;
-      const T* __restrict ai = a.im + i * a.ld + j;
-      for (int r = 0; r < Block; ++r) {
-        const T yr = y.re[r * y.ld + i], yi = y.im[r * y.ld + i];
-#pragma omp simd
-        for (int v = 0; v < W; ++v) {
-          xr[r][v] += ar[v] * yr + ai[v] * yi;
-          xi[r][v] += ar[v] * yi - ai[v] * yr;
-        }
-      }
-    }
-    for (int r = 0; r < Block; ++r)
-      for (int v = 0; v < W; ++v) {
-        x.re[r * x.ld + j + v] = xr[r][v];
-        x.im[r * x.ld + j + v] = xi[r][v];
-      }
-  }
+  for (; j + Strips * W <= cols; j += Strips * W) adjoint_strip<T, Block, Strips>(a, rows, j, y, x);
+  for (; j < cols; j += W) adjoint_strip<T, Block, 1>(a, rows, j, y, x);
 }
 
 // Runs Kernel<Block> over nrhs right-hand sides in blocks of kRhsBlock, then the remainder.

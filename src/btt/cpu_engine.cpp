@@ -77,9 +77,9 @@ void CpuEngine::make_transforms(std::optional<Transforms<T>>& transforms) {
   const index_t L = shape_.padded_length();
   T* scratch = scratch_.front().as<T>();
   using cpu::FftDirection;
-  transforms.emplace(Transforms<T>{
-      {L, 1, stride_, FftDirection::RealToComplex, scratch, 1, measure_},
-      {L, 1, stride_, FftDirection::ComplexToReal, scratch, 1, measure_}});
+  transforms.emplace(
+      Transforms<T>{{L, 1, stride_, FftDirection::RealToComplex, scratch, 1, measure_},
+                    {L, 1, stride_, FftDirection::ComplexToReal, scratch, 1, measure_}});
 }
 
 template <typename T>
@@ -110,7 +110,8 @@ void CpuEngine::set_precision(const PrecisionConfig& precision) {
     spectrum32_ = AlignedBuffer<float>(spectrum64_.size());
     const auto n = static_cast<index_t>(spectrum64_.size());
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (index_t k = 0; k < n; ++k) spectrum32_[k] = static_cast<float>(spectrum64_[k]);
+    for (index_t k = 0; k < n; ++k)
+      spectrum32_[k] = static_cast<float>(spectrum64_[k]);
   } else if (precision[Phase::Gemv] == Precision::Double) {
     spectrum32_ = AlignedBuffer<float>();
   }
@@ -118,9 +119,10 @@ void CpuEngine::set_precision(const PrecisionConfig& precision) {
 
 std::size_t CpuEngine::memory_bytes() const {
   std::size_t scratch = 0;
-  for (const auto& s : scratch_) scratch += s.bytes();
-  return spectrum64_.bytes() + spectrum32_.bytes() + scratch + spec_m_.bytes() +
-         spec_d_.bytes() + middle_.bytes();
+  for (const auto& s : scratch_)
+    scratch += s.bytes();
+  return spectrum64_.bytes() + spectrum32_.bytes() + scratch + spec_m_.bytes() + spec_d_.bytes() +
+         middle_.bytes();
 }
 
 void CpuEngine::apply(Op op, const double* x, double* y, index_t nrhs) {
@@ -174,7 +176,8 @@ void CpuEngine::transform_input(const double* x, index_t nrhs, index_t blocks,
       const index_t count = std::min(chunk_, blocks - b0);
       cpu::pad_and_cast<T1, T2>(x + (r * blocks + b0) * nt, count, nt, stride_, scratch);
       clock.charge(ApplyPhase::Pad);
-      for (index_t k = 0; k < count; ++k) fft.execute(scratch + k * 2 * stride_);
+      for (index_t k = 0; k < count; ++k)
+        fft.execute(scratch + k * 2 * stride_);
       clock.charge(ApplyPhase::Fft);
       cpu::soti_to_tosi<T2, T3>(scratch, count, nfreq, stride_, spectra, r, b0);
       if (b0 + count == blocks) cpu::zero_padding_columns(spectra, r, blocks, nfreq);
@@ -202,7 +205,8 @@ void CpuEngine::transform_output(cpu::PlanarSpectrum<const T3> spectra, index_t 
       const index_t count = std::min(chunk_, blocks - b0);
       cpu::tosi_to_soti<T3, T4>(spectra, r, b0, count, nfreq, stride_, scratch);
       clock.charge(ApplyPhase::Layout);
-      for (index_t k = 0; k < count; ++k) ifft.execute(scratch + k * 2 * stride_);
+      for (index_t k = 0; k < count; ++k)
+        ifft.execute(scratch + k * 2 * stride_);
       clock.charge(ApplyPhase::Ifft);
       cpu::unpad_and_cast<T4, T5>(scratch, count, nt, stride_, y + (r * blocks + b0) * nt);
       clock.charge(ApplyPhase::Unpad);
@@ -238,8 +242,8 @@ void CpuEngine::apply_pass(bool adjoint, const double* x, double* y, index_t nrh
     const cpu::PlanarSpectrum<const T3> a = spectrum<T3>();
     const cpu::PlanarSpectrum<T3> in{spec_in.as<T3>(), max_rhs_, ld_in};
     const cpu::PlanarSpectrum<T3> out{spec_out.as<T3>(), max_rhs_, ld_out};
-    const auto cols = static_cast<index_t>(round_up(static_cast<std::size_t>(shape_.nm),
-                                                    static_cast<std::size_t>(cpu::kLanes<T3>)));
+    const auto cols = static_cast<index_t>(
+        round_up(static_cast<std::size_t>(shape_.nm), static_cast<std::size_t>(cpu::kLanes<T3>)));
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (index_t w = 0; w < nfreq; ++w) {
       if (adjoint)

@@ -60,11 +60,11 @@ class CpuEngine final : public Engine {
   index_t ld_m_, ld_d_;
   index_t chunk_;  // blocks per chunk of the vector-side pipeline
 
-  AlignedBuffer<double> spectrum64_;           // F^ planar [w][re|im][Nd][ld_m]
-  AlignedBuffer<float> spectrum32_;            // its FP32 copy, only while phase 3 is FP32
+  AlignedBuffer<double> spectrum64_;            // F^ planar [w][re|im][Nd][ld_m]
+  AlignedBuffer<float> spectrum32_;             // its FP32 copy, only while phase 3 is FP32
   std::vector<AlignedBuffer<double>> scratch_;  // per thread: [chunk_][2*stride_] (FP32/FP64)
-  AlignedBuffer<double> spec_m_, spec_d_;      // planar [w][re|im][max_rhs][ld]
-  AlignedBuffer<double> middle_;               // F x or F* x between the halves of F*F / FF*
+  AlignedBuffer<double> spec_m_, spec_d_;       // planar [w][re|im][max_rhs][ld]
+  AlignedBuffer<double> middle_;                // F x or F* x between the halves of F*F / FF*
   std::optional<Transforms<float>> transforms32_;
   std::optional<Transforms<double>> transforms64_;
   PhaseTimes times_;

@@ -1,11 +1,15 @@
 // Host memory aligned to 64 bytes (one cache line, one AVX-512 register), never value-initialised:
-// plan workspaces are allocated once at plan creation and written before they are read.
+// plan workspaces are allocated once at plan creation and written before they are read. Large
+// buffers (F^ above all, which every apply streams) are aligned to 2 MiB and asked to be backed by
+// transparent huge pages: a 4 KiB-page stream takes a TLB miss every 64 cache lines.
 #pragma once
 
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
 #include <new>
+
+#include <sys/mman.h>
 
 #include "core/error.hpp"
 
@@ -15,13 +19,17 @@ template <typename T>
 class AlignedBuffer {
  public:
   static constexpr std::size_t kAlignment = 64;
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  static constexpr std::size_t kHugeThreshold = std::size_t{8} << 20;
 
   AlignedBuffer() = default;
   explicit AlignedBuffer(std::size_t count) : size_(count) {
     if (count == 0) return;
-    const std::size_t bytes = (count * sizeof(T) + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, bytes);
+    const std::size_t alignment = count * sizeof(T) >= kHugeThreshold ? kHugePage : kAlignment;
+    const std::size_t bytes = (count * sizeof(T) + alignment - 1) / alignment * alignment;
+    void* p = std::aligned_alloc(alignment, bytes);
     require(p != nullptr, "out of host memory: could not allocate {} bytes", bytes);
+    if (alignment == kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // a hint; may be refused
     data_.reset(static_cast<T*>(p));
   }
 

@@ -19,10 +19,12 @@ double sum_share(const double* a, std::int64_t n) {
   double acc[32] = {};
   for (std::int64_t i = lo; i < hi; i += 32) {
 #pragma omp simd
-    for (int v = 0; v < 32; ++v) acc[v] += a[i + v];
+    for (int v = 0; v < 32; ++v)
+      acc[v] += a[i + v];
   }
   double sum = 0;
-  for (double v : acc) sum += v;
+  for (double v : acc)
+    sum += v;
   return sum;
 }
 
@@ -31,7 +33,8 @@ double sum_share(const double* a, std::int64_t n) {
 MemoryBandwidth measure_memory_bandwidth(std::size_t bytes, int threads, int repetitions) {
   const int nthreads = threads > 0 ? threads : omp_get_max_threads();
   const auto n = static_cast<std::int64_t>(bytes / sizeof(double)) / 32 * 32;
-  AlignedBuffer<double> buffer_a(static_cast<std::size_t>(n)), buffer_b(static_cast<std::size_t>(n));
+  AlignedBuffer<double> buffer_a(static_cast<std::size_t>(n)),
+      buffer_b(static_cast<std::size_t>(n));
   double* a = buffer_a.data();
   double* b = buffer_b.data();
 #pragma omp parallel for num_threads(nthreads) schedule(static)
@@ -49,7 +52,8 @@ MemoryBandwidth measure_memory_bandwidth(std::size_t bytes, int threads, int rep
     best_read = std::min(best_read, watch.lap());
     sink = sink + sum;
 #pragma omp parallel for simd num_threads(nthreads) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) b[i] = a[i];
+    for (std::int64_t i = 0; i < n; ++i)
+      b[i] = a[i];
     best_copy = std::min(best_copy, watch.lap());
     sink = sink + b[rep % n];
   }

@@ -120,8 +120,10 @@ void adjoint_product_columns(PlanarRows<const T> a, index_t rows, index_t cols,
   constexpr int Strips = Block == 2 ? 4 : 2;
   constexpr index_t W = kLanes<T>;
   index_t j = 0;
-  for (; j + Strips * W <= cols; j += Strips * W) adjoint_strip<T, Block, Strips>(a, rows, j, y, x);
-  for (; j < cols; j += W) adjoint_strip<T, Block, 1>(a, rows, j, y, x);
+  for (; j + Strips * W <= cols; j += Strips * W)
+    adjoint_strip<T, Block, Strips>(a, rows, j, y, x);
+  for (; j < cols; j += W)
+    adjoint_strip<T, Block, 1>(a, rows, j, y, x);
 }
 
 // Runs Kernel<Block> over nrhs right-hand sides in blocks of kRhsBlock, then the remainder.

@@ -19,7 +19,8 @@ void pad_and_cast(const double* x, index_t count, index_t nt, index_t complex_st
   for (index_t k = 0; k < count; ++k) {
     const double* in = x + k * nt;
     T2* out = series + k * 2 * complex_stride;
-    for (index_t t = 0; t < nt; ++t) out[t] = static_cast<T2>(static_cast<T1>(in[t]));
+    for (index_t t = 0; t < nt; ++t)
+      out[t] = static_cast<T2>(static_cast<T1>(in[t]));
     std::fill(out + nt, out + 2 * nt, T2(0));
   }
 }
@@ -31,7 +32,8 @@ void unpad_and_cast(const T4* series, index_t count, index_t nt, index_t complex
   for (index_t k = 0; k < count; ++k) {
     const T4* in = series + k * 2 * complex_stride;
     double* out = y + k * nt;
-    for (index_t t = 0; t < nt; ++t) out[t] = static_cast<double>(static_cast<T5>(in[t]));
+    for (index_t t = 0; t < nt; ++t)
+      out[t] = static_cast<double>(static_cast<T5>(in[t]));
   }
 }
 
@@ -66,10 +68,18 @@ void zero_padding_columns(PlanarSpectrum<TP> spec, index_t row, index_t from, in
 template <typename TP, typename TS>
 void tosi_to_soti(PlanarSpectrum<const TP> spec, index_t row, index_t col0, index_t count,
                   index_t nfreq, index_t complex_stride, TS* series) {
+  constexpr index_t kAhead = 8;  // frequencies: each is a short run far from the last one
   for (index_t w = 0; w < nfreq; ++w) {
     const PlanarRows<const TP> rows = spec.at(w);
     const TP* re = rows.re + row * rows.ld + col0;
     const TP* im = rows.im + row * rows.ld + col0;
+    if (w + kAhead < nfreq) {
+      const PlanarRows<const TP> next = spec.at(w + kAhead);
+      for (index_t k = 0; k < count; k += 64 / static_cast<index_t>(sizeof(TP))) {
+        __builtin_prefetch(next.re + row * next.ld + col0 + k);
+        __builtin_prefetch(next.im + row * next.ld + col0 + k);
+      }
+    }
     for (index_t k = 0; k < count; ++k) {
       series[k * 2 * complex_stride + 2 * w] = static_cast<TS>(re[k]);
       series[k * 2 * complex_stride + 2 * w + 1] = static_cast<TS>(im[k]);

@@ -1,4 +1,5 @@
-// Heat2d against independent references: a dense B A^t C, the causal convolution of its kernels,
+// Heat2d against independent references: a dense B (A^s)^t S C (S = sum_{q<s} A^q), the causal
+// convolution of its kernels,
 // the adjoint identity, and the physics of diffusion.
 #include "models/heat2d.hpp"
 
@@ -17,7 +18,7 @@
 namespace shiftop::models {
 namespace {
 
-// Dense row-major matrix, just enough for the reference B A^t C.
+// Dense row-major matrix, just enough for the reference B (A^s)^t S C.
 struct Matrix {
   Matrix(std::size_t rows_, std::size_t cols_) : rows(rows_), cols(cols_), values(rows_ * cols_) {}
   double& operator()(std::size_t i, std::size_t j) { return values[i * cols + j]; }
@@ -67,7 +68,8 @@ Matrix multiply(const Matrix& a, const Matrix& b) {
   return c;
 }
 
-// B A^t C from dense A, B, C built from the grid coordinates, [nd][nm][nt].
+// B (A^s)^t S C, S = sum_{q<s} A^q, from dense A, B, C built from the grid coordinates, with A^s
+// and S formed explicitly; [nd][nm][nt].
 std::vector<double> dense_kernels(const Heat2d& model) {
   const Heat2dConfig& config = model.config();
   const auto n = static_cast<std::size_t>(config.n);
@@ -94,15 +96,25 @@ std::vector<double> dense_kernels(const Heat2d& model) {
   for (std::size_t j = 0; j < nm; ++j)
     c(static_cast<std::size_t>(config.sources[j]), j) = config.dt;
 
+  Matrix a_power(points, points);  // A^q, then A^s
+  for (std::size_t p = 0; p < points; ++p)
+    a_power(p, p) = 1;
+  Matrix sum(points, points);  // S
+  for (index_t q = 0; q < config.substeps; ++q) {
+    for (std::size_t k = 0; k < sum.values.size(); ++k)
+      sum.values[k] += a_power.values[k];
+    a_power = multiply(a, a_power);
+  }
+
   const auto nt = static_cast<std::size_t>(config.nt);
   std::vector<double> kernels(nd * nm * nt);
-  Matrix power_times_c = c;  // A^t C
+  Matrix power_times_c = multiply(sum, c);  // (A^s)^t S C
   for (std::size_t t = 0; t < nt; ++t) {
     const Matrix block = multiply(b, power_times_c);
     for (std::size_t i = 0; i < nd; ++i)
       for (std::size_t j = 0; j < nm; ++j)
         kernels[(i * nm + j) * nt + t] = block(i, j);
-    power_times_c = multiply(a, power_times_c);
+    power_times_c = multiply(a_power, power_times_c);
   }
   return kernels;
 }
@@ -135,49 +147,61 @@ void expect_error(const std::function<void()>& action, const std::string& expect
 
 TEST(Heat2d, KernelsMatchDenseProductOnTinyGrids) {
   const double limit5 = Heat2d::max_stable_dt(5, 0.7);
-  const std::vector<Heat2d> models = {
-      // A sensor on a source (12), one on the boundary row, kappa != 1, half the stable dt.
-      Heat2d({.n = 5,
-              .kappa = 0.7,
-              .dt = 0.5 * limit5,
-              .nt = 25,
-              .sources = {0, 7, 12, 24},
-              .sensors = {3, 12, 20}}),
-      // Exactly at the stability limit.
-      Heat2d({.n = 6,
-              .dt = Heat2d::max_stable_dt(6, 1.0),
-              .nt = 30,
-              .sources = {1, 14, 35},
-              .sensors = {5, 30}}),
-      Heat2d::with_default_layout(4, 5, 3, 20),
-  };
-  for (const Heat2d& model : models) {
-    const std::vector<double> reference = dense_kernels(model);
-    EXPECT_LT(relative_error(model.kernels(), reference), 1e-14) << "n = " << model.config().n;
+  for (const index_t substeps : {1, 3}) {
+    const std::vector<Heat2d> models = {
+        // A sensor on a source (12), one on the boundary row, kappa != 1, half the stable dt.
+        Heat2d({.n = 5,
+                .kappa = 0.7,
+                .dt = 0.5 * limit5,
+                .nt = 25,
+                .sources = {0, 7, 12, 24},
+                .sensors = {3, 12, 20},
+                .substeps = substeps}),
+        // Exactly at the stability limit.
+        Heat2d({.n = 6,
+                .dt = Heat2d::max_stable_dt(6, 1.0),
+                .nt = 30,
+                .sources = {1, 14, 35},
+                .sensors = {5, 30},
+                .substeps = substeps}),
+        Heat2d::with_default_layout(4, 5, 3, 20, substeps),
+    };
+    for (const Heat2d& model : models) {
+      EXPECT_EQ(model.config().substeps, substeps);
+      const std::vector<double> reference = dense_kernels(model);
+      EXPECT_LT(relative_error(model.kernels(), reference), 1e-14)
+          << "n = " << model.config().n << ", substeps = " << substeps;
+    }
   }
 }
 
 TEST(Heat2d, ForwardMatchesCausalConvolutionOfKernels) {
-  const Heat2d model = Heat2d::with_default_layout(9, 6, 3, 40);
-  const Shape shape = model.shape();
-  const std::vector<double> m = random_vector(shape.nm * shape.nt, 1);
-  std::vector<double> d(static_cast<std::size_t>(shape.nd * shape.nt));
-  model.apply_forward(m, d);
-  EXPECT_LT(relative_error(d, causal_convolution(model.kernels(), shape, m)), 1e-12);
+  for (const index_t substeps : {1, 4}) {
+    const Heat2d model = Heat2d::with_default_layout(9, 6, 3, 40, substeps);
+    const Shape shape = model.shape();
+    const std::vector<double> m = random_vector(shape.nm * shape.nt, 1);
+    std::vector<double> d(static_cast<std::size_t>(shape.nd * shape.nt));
+    model.apply_forward(m, d);
+    EXPECT_LT(relative_error(d, causal_convolution(model.kernels(), shape, m)), 1e-12)
+        << "substeps = " << substeps;
+  }
 }
 
 TEST(Heat2d, AdjointIdentity) {
-  const Heat2d model = Heat2d::with_default_layout(10, 7, 4, 50);
-  const Shape shape = model.shape();
-  const std::vector<double> m = random_vector(shape.nm * shape.nt, 2);
-  const std::vector<double> d = random_vector(shape.nd * shape.nt, 3);
-  std::vector<double> fm(d.size());
-  std::vector<double> ftd(m.size());
-  model.apply_forward(m, fm);
-  model.apply_adjoint(d, ftd);
-  const double lhs = dot(fm, d);
-  const double rhs = dot(m, ftd);
-  EXPECT_LT(std::abs(lhs - rhs), 1e-12 * norm(fm) * norm(d)) << lhs << " vs " << rhs;
+  for (const index_t substeps : {1, 4}) {
+    const Heat2d model = Heat2d::with_default_layout(10, 7, 4, 50, substeps);
+    const Shape shape = model.shape();
+    const std::vector<double> m = random_vector(shape.nm * shape.nt, 2);
+    const std::vector<double> d = random_vector(shape.nd * shape.nt, 3);
+    std::vector<double> fm(d.size());
+    std::vector<double> ftd(m.size());
+    model.apply_forward(m, fm);
+    model.apply_adjoint(d, ftd);
+    const double lhs = dot(fm, d);
+    const double rhs = dot(m, ftd);
+    EXPECT_LT(std::abs(lhs - rhs), 1e-12 * norm(fm) * norm(d))
+        << lhs << " vs " << rhs << ", substeps = " << substeps;
+  }
 }
 
 TEST(Heat2d, ConstantSourceGivesNonnegativeIncreasingResponse) {
@@ -293,7 +317,15 @@ TEST(Heat2d, RejectsBadInput) {
         Heat2d{c};
       },
       "kappa");
+  expect_error(
+      [&] {
+        Heat2dConfig c = config();
+        c.substeps = 0;
+        Heat2d{c};
+      },
+      "substeps = 0 must be at least 1");
   expect_error([] { Heat2d::with_default_layout(4, 9, 1, 10); }, "expected 1..8 sources");
+  expect_error([] { Heat2d::with_default_layout(4, 2, 1, 10, -2); }, "substeps = -2");
 
   const Heat2d model{config()};  // nd = 1, nm = 2, nt = 10
   std::vector<double> m(20);

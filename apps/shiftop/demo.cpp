@@ -15,7 +15,7 @@ namespace shiftop::app {
 namespace {
 
 struct DemoOptions {
-  index_t n = 160, sources = 400, sensors = 20, nt = 1000;
+  index_t n = 256, sources = 200, sensors = 10, nt = 500, substeps = 20;
   std::string precision = "DDDDD";
   int threads = 0, repetitions = 10;
   bool json = false;
@@ -49,9 +49,12 @@ double time_median(int repetitions, F&& f) {
 }
 
 void run(const DemoOptions& o) {
-  say(o, "shiftop demo: 2D heat equation on a {}x{} grid, {} sources, {} sensors, {} time steps\n",
-      o.n, o.n, o.sources, o.sensors, o.nt);
-  const models::Heat2d model = models::Heat2d::with_default_layout(o.n, o.sources, o.sensors, o.nt);
+  say(o,
+      "shiftop demo: 2D heat equation on a {}x{} grid, {} sources, {} sensors, {} observation "
+      "steps of {} PDE steps each\n",
+      o.n, o.n, o.sources, o.sensors, o.nt, o.substeps);
+  const models::Heat2d model =
+      models::Heat2d::with_default_layout(o.n, o.sources, o.sensors, o.nt, o.substeps);
   const Shape shape = model.shape();
 
   Stopwatch watch;
@@ -78,6 +81,7 @@ void run(const DemoOptions& o) {
   if (o.json) {
     nlohmann::ordered_json out{{"model", "heat2d"},
                                {"grid", o.n},
+                               {"substeps", o.substeps},
                                {"shape", {{"nd", shape.nd}, {"nm", shape.nm}, {"nt", shape.nt}}},
                                {"precision", plan.precision().str()},
                                {"kernel_build_s", kernel_seconds},
@@ -118,7 +122,10 @@ void add_demo_command(CLI::App& app) {
   cmd->add_option("--sensors", o->sensors, "observation blocks (sensor points)")
       ->capture_default_str()
       ->check(kPositive);
-  cmd->add_option("--nt", o->nt, "time steps")->capture_default_str()->check(kPositive);
+  cmd->add_option("--substeps", o->substeps, "PDE time steps per observation step")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--nt", o->nt, "observation time steps")->capture_default_str()->check(kPositive);
   cmd->add_option("--precision", o->precision, "five-phase precision string")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all)")

@@ -54,6 +54,9 @@ Heat2d::Heat2d(Heat2dConfig config) : config_(std::move(config)) {
   const index_t n = config_.n;
   require(n > 0, "heat2d: grid size n = {} must be positive", n);
   require(config_.nt > 0, "heat2d: number of time steps nt = {} must be positive", config_.nt);
+  require(config_.substeps >= 1,
+          "heat2d: substeps = {} must be at least 1 (PDE time steps per observation step)",
+          config_.substeps);
   require(std::isfinite(config_.kappa) && config_.kappa > 0,
           "heat2d: diffusivity kappa = {} must be positive and finite", config_.kappa);
   const double limit = max_stable_dt(n, config_.kappa);
@@ -76,7 +79,8 @@ Heat2d::Heat2d(Heat2dConfig config) : config_(std::move(config)) {
   std::ranges::transform(config_.sensors, std::back_inserter(sensor_offsets_), to_offset);
 }
 
-Heat2d Heat2d::with_default_layout(index_t n, index_t nsources, index_t nsensors, index_t nt) {
+Heat2d Heat2d::with_default_layout(index_t n, index_t nsources, index_t nsensors, index_t nt,
+                                   index_t substeps) {
   require(n >= 2, "heat2d: default layout needs n >= 2 (a left and a right half), got n = {}", n);
   const index_t half = n / 2;
   require(nsources >= 1 && nsources <= n * half,
@@ -90,7 +94,8 @@ Heat2d Heat2d::with_default_layout(index_t n, index_t nsources, index_t nsensors
   return Heat2d({.n = n,
                  .nt = nt,
                  .sources = regular_subgrid(n, 0, half, nsources),
-                 .sensors = regular_subgrid(n, half, n, nsensors)});
+                 .sensors = regular_subgrid(n, half, n, nsensors),
+                 .substeps = substeps});
 }
 
 double Heat2d::max_stable_dt(index_t n, double kappa) {
@@ -133,13 +138,16 @@ void Heat2d::step_transposed(const double* in, double* out) const {
 std::vector<double> Heat2d::kernels() const {
   const Shape s = shape();
   s.validate();
-  std::vector<double> result(static_cast<std::size_t>(s.kernel_size()));
+  std::vector<double> result(static_cast<std::size_t>(s.kernel_size()));  // zero-initialised
   const double dt = config_.dt;
+  const index_t substeps = config_.substeps;
   const index_t* sources = source_offsets_.data();
   const index_t* sensors = sensor_offsets_.data();
-  // Row i of every F_t = B A^t C is C^T (A^T)^t B^T e_i: one adjoint solve per sensor gives all
-  // nt blocks' row i. Sensors are few (nd << nm in inverse problems), so nd adjoint solves are far
-  // cheaper than nm forward solves (one per source), which would give the columns instead.
+  // Row i of every F_t = B (A^s)^t S C is C^T S^T z_t with z_t = ((A^T)^s)^t B^T e_i: one adjoint
+  // solve per sensor gives all nt blocks' row i. Sensors are few (nd << nm in inverse problems), so
+  // nd adjoint solves are far cheaper than nm forward solves (one per source), which would give
+  // the columns instead. The s transposed substeps from z_t to z_{t+1} pass through
+  // (A^T)^q z_t for q = 0..s-1, whose sum is S^T z_t.
 #pragma omp parallel
   {
     std::vector<double> z = zero_state();
@@ -152,11 +160,15 @@ std::vector<double> Heat2d::kernels() const {
       current[sensors[i]] = 1;  // z_0 = B^T e_i
       double* row = result.data() + i * s.nm * s.nt;
       for (index_t t = 0; t < s.nt; ++t) {
+        for (index_t q = 0; q < substeps; ++q) {
+          for (index_t j = 0; j < s.nm; ++j)  // accumulate C^T (A^T)^q z_t / dt
+            row[j * s.nt + t] += current[sources[j]];
+          if (t + 1 == s.nt && q + 1 == substeps) break;  // z_nt is not needed
+          step_transposed(current, following);
+          std::swap(current, following);
+        }
         for (index_t j = 0; j < s.nm; ++j)
-          row[j * s.nt + t] = dt * current[sources[j]];
-        if (t + 1 == s.nt) break;
-        step_transposed(current, following);  // z_{t+1} = A^T z_t
-        std::swap(current, following);
+          row[j * s.nt + t] *= dt;
       }
     }
   }
@@ -180,10 +192,12 @@ void Heat2d::apply_forward(std::span<const double> m, std::span<double> d) const
   double* current = u.data();
   double* following = next.data();
   for (index_t k = 0; k < s.nt; ++k) {
-    step(current, following);  // u_{k+1} = A u_k + C m_k
-    std::swap(current, following);
-    for (index_t j = 0; j < s.nm; ++j)
-      current[sources[j]] += config_.dt * in[j * s.nt + k];
+    for (index_t q = 0; q < config_.substeps; ++q) {
+      step(current, following);  // v <- A v + C m_k, m_k held over the observation interval
+      std::swap(current, following);
+      for (index_t j = 0; j < s.nm; ++j)
+        current[sources[j]] += config_.dt * in[j * s.nt + k];
+    }
     for (index_t i = 0; i < s.nd; ++i)  // d_k = B u_{k+1}
       out[i * s.nt + k] = current[sensors[i]];
   }
@@ -205,13 +219,22 @@ void Heat2d::apply_adjoint(std::span<const double> d, std::span<double> m) const
   std::vector<double> next = zero_state();
   double* current = lambda.data();
   double* following = next.data();
+  // The adjoint of the substep recursion: mu <- A^T mu (+ B^T d_k at the last substep of
+  // observation step k, where d_k is read); m_k = C^T (sum of mu over step k's substeps).
   for (index_t k = s.nt - 1; k >= 0; --k) {
-    step_transposed(current, following);  // lambda_k = A^T lambda_{k+1} + B^T d_k
-    std::swap(current, following);
-    for (index_t i = 0; i < s.nd; ++i)
-      current[sensors[i]] += in[i * s.nt + k];
-    for (index_t j = 0; j < s.nm; ++j)  // m_k = C^T lambda_k
-      out[j * s.nt + k] = config_.dt * current[sources[j]];
+    for (index_t j = 0; j < s.nm; ++j)
+      out[j * s.nt + k] = 0;
+    for (index_t q = config_.substeps - 1; q >= 0; --q) {
+      step_transposed(current, following);
+      std::swap(current, following);
+      if (q + 1 == config_.substeps)
+        for (index_t i = 0; i < s.nd; ++i)
+          current[sensors[i]] += in[i * s.nt + k];
+      for (index_t j = 0; j < s.nm; ++j)
+        out[j * s.nt + k] += current[sources[j]];
+    }
+    for (index_t j = 0; j < s.nm; ++j)
+      out[j * s.nt + k] *= config_.dt;
   }
 }
 

@@ -67,7 +67,7 @@ def main():
                "speedup_over_direct": one["speedup_over_direct"]}
         summary.append(row)
     results["summary"] = summary
-    out = a.out or os.path.join(HERE, "results", f"cpu-{platform.node()}-{results['date']}.json")
+    out = a.out or os.path.join(HERE, "results", f"cpu-{platform.node()}-{datetime.datetime.now():%Y-%m-%dT%H%M}.json")
     with open(out, "w") as f:
         json.dump(results, f, indent=1)
     print(f"read bandwidth {results['shiftop']['F_rhs1']['memory_bandwidth']['read_GBs']:.1f} GB/s; wrote {out}")

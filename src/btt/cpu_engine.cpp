@@ -34,8 +34,10 @@ index_t padded(index_t n) {
   return static_cast<index_t>(round_up(static_cast<std::size_t>(n), 16));
 }
 
+}  // namespace
+
 // Laps of one thread's stopwatch charged to phases.
-class PhaseClock {
+class CpuEngine::PhaseClock {
  public:
   explicit PhaseClock(PhaseTimes& times) : times_(times) {}
   void charge(ApplyPhase phase) { times_[phase] += watch_.lap(); }
@@ -44,8 +46,6 @@ class PhaseClock {
   PhaseTimes& times_;
   Stopwatch watch_;
 };
-
-}  // namespace
 
 CpuEngine::CpuEngine(std::span<const double> first_column, std::span<const double> first_row,
                      const Shape& shape, const PlanOptions& options,
@@ -62,6 +62,7 @@ CpuEngine::CpuEngine(std::span<const double> first_column, std::span<const doubl
   spectrum64_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(shape.nd * ld_m_));
   for (int t = 0; t < threads_; ++t)
     scratch_.emplace_back(static_cast<std::size_t>(chunk_ * 2 * stride_));
+  thread_times_.resize(static_cast<std::size_t>(threads_));
   spec_m_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(max_rhs_ * ld_m_));
   spec_d_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(max_rhs_ * ld_d_));
   middle_ = AlignedBuffer<double>(
@@ -152,67 +153,60 @@ void CpuEngine::apply(Op op, const double* x, double* y, index_t nrhs) {
   }
 }
 
-void CpuEngine::add_thread_times(const std::vector<PhaseTimes>& per_thread) {
-  for (const PhaseTimes& t : per_thread)
+template <typename T, typename Body>
+void CpuEngine::for_each_chunk(index_t nrhs, index_t blocks, Body&& body) {
+  const index_t chunks = (blocks + chunk_ - 1) / chunk_;
+  std::fill(thread_times_.begin(), thread_times_.end(), PhaseTimes{});
+#pragma omp parallel num_threads(threads_)
+  {
+    const auto thread = static_cast<std::size_t>(omp_get_thread_num());
+    T* scratch = scratch_[thread].as<T>();
+    PhaseClock clock(thread_times_[thread]);
+#pragma omp for schedule(static)
+    for (index_t task = 0; task < nrhs * chunks; ++task) {
+      const index_t r = task / chunks, b0 = (task % chunks) * chunk_;
+      body(scratch, clock, r, b0, std::min(chunk_, blocks - b0));
+    }
+  }
+  // Per-phase seconds summed over threads, charged as their mean over threads.
+  for (const PhaseTimes& t : thread_times_)
     for (std::size_t p = 0; p < t.seconds.size(); ++p)
-      times_.seconds[p] += t.seconds[p] / static_cast<double>(per_thread.size());
+      times_.seconds[p] += t.seconds[p] / static_cast<double>(thread_times_.size());
 }
 
 template <typename T1, typename T2, typename T3>
 void CpuEngine::transform_input(const double* x, index_t nrhs, index_t blocks,
                                 cpu::PlanarSpectrum<T3> spectra) {
   const index_t nt = shape_.nt, nfreq = shape_.frequencies();
-  const index_t chunks = (blocks + chunk_ - 1) / chunk_;
   const cpu::RealFftBatch<T2>& fft = transforms<T2>().forward;
-  std::vector<PhaseTimes> per_thread(static_cast<std::size_t>(threads_));
-#pragma omp parallel num_threads(threads_)
-  {
-    const int thread = omp_get_thread_num();
-    T2* scratch = scratch_[static_cast<std::size_t>(thread)].as<T2>();
-    PhaseClock clock(per_thread[static_cast<std::size_t>(thread)]);
-#pragma omp for schedule(static)
-    for (index_t task = 0; task < nrhs * chunks; ++task) {
-      const index_t r = task / chunks, b0 = (task % chunks) * chunk_;
-      const index_t count = std::min(chunk_, blocks - b0);
-      cpu::pad_and_cast<T1, T2>(x + (r * blocks + b0) * nt, count, nt, stride_, scratch);
-      clock.charge(ApplyPhase::Pad);
-      for (index_t k = 0; k < count; ++k)
-        fft.execute(scratch + k * 2 * stride_);
-      clock.charge(ApplyPhase::Fft);
-      cpu::soti_to_tosi<T2, T3>(scratch, count, nfreq, stride_, spectra, r, b0);
-      if (b0 + count == blocks) cpu::zero_padding_columns(spectra, r, blocks, nfreq);
-      clock.charge(ApplyPhase::Layout);
-    }
-  }
-  add_thread_times(per_thread);
+  for_each_chunk<T2>(
+      nrhs, blocks, [&](T2* scratch, PhaseClock& clock, index_t r, index_t b0, index_t count) {
+        cpu::pad_and_cast<T1, T2>(x + (r * blocks + b0) * nt, count, nt, stride_, scratch);
+        clock.charge(ApplyPhase::Pad);
+        for (index_t k = 0; k < count; ++k)
+          fft.execute(scratch + k * 2 * stride_);
+        clock.charge(ApplyPhase::Fft);
+        cpu::soti_to_tosi<T2, T3>(scratch, count, nfreq, stride_, spectra, r, b0);
+        if (b0 + count == blocks) cpu::zero_padding_columns(spectra, r, blocks, nfreq);
+        clock.charge(ApplyPhase::Layout);
+      });
 }
 
 template <typename T3, typename T4, typename T5>
 void CpuEngine::transform_output(cpu::PlanarSpectrum<const T3> spectra, index_t nrhs,
                                  index_t blocks, double* y) {
   const index_t nt = shape_.nt, nfreq = shape_.frequencies();
-  const index_t chunks = (blocks + chunk_ - 1) / chunk_;
   const cpu::RealFftBatch<T4>& ifft = transforms<T4>().inverse;
-  std::vector<PhaseTimes> per_thread(static_cast<std::size_t>(threads_));
-#pragma omp parallel num_threads(threads_)
-  {
-    const int thread = omp_get_thread_num();
-    T4* scratch = scratch_[static_cast<std::size_t>(thread)].as<T4>();
-    PhaseClock clock(per_thread[static_cast<std::size_t>(thread)]);
-#pragma omp for schedule(static)
-    for (index_t task = 0; task < nrhs * chunks; ++task) {
-      const index_t r = task / chunks, b0 = (task % chunks) * chunk_;
-      const index_t count = std::min(chunk_, blocks - b0);
-      cpu::tosi_to_soti<T3, T4>(spectra, r, b0, count, nfreq, stride_, scratch);
-      clock.charge(ApplyPhase::Layout);
-      for (index_t k = 0; k < count; ++k)
-        ifft.execute(scratch + k * 2 * stride_);
-      clock.charge(ApplyPhase::Ifft);
-      cpu::unpad_and_cast<T4, T5>(scratch, count, nt, stride_, y + (r * blocks + b0) * nt);
-      clock.charge(ApplyPhase::Unpad);
-    }
-  }
-  add_thread_times(per_thread);
+  for_each_chunk<T4>(
+      nrhs, blocks, [&](T4* scratch, PhaseClock& clock, index_t r, index_t b0, index_t count) {
+        cpu::tosi_to_soti<T3, T4>(spectra, r, b0, count, nfreq, stride_, scratch);
+        clock.charge(ApplyPhase::Layout);
+        for (index_t k = 0; k < count; ++k)
+          ifft.execute(scratch + k * 2 * stride_);
+        clock.charge(ApplyPhase::Ifft);
+        cpu::unpad_and_cast<T4, T5>(scratch, count, nt, stride_, y + (r * blocks + b0) * nt);
+        clock.charge(ApplyPhase::Unpad);
+      });
 }
 
 void CpuEngine::apply_pass(bool adjoint, const double* x, double* y, index_t nrhs) {

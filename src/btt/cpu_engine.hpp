@@ -42,8 +42,11 @@ class CpuEngine final : public Engine {
   template <typename T3, typename T4, typename T5>
   void transform_output(cpu::PlanarSpectrum<const T3> spectra, index_t nrhs, index_t blocks,
                         double* y);
-  /// Adds per-thread phase seconds (summed over threads) to times_ as their mean over threads.
-  void add_thread_times(const std::vector<PhaseTimes>& per_thread);
+  class PhaseClock;
+  /// Runs body(scratch, clock, rhs, first_block, count) for every chunk of `blocks` of every
+  /// right-hand side on the OpenMP threads, each with its own scratch and phase clock.
+  template <typename T, typename Body>
+  void for_each_chunk(index_t nrhs, index_t blocks, Body&& body);
   template <typename T>
   void make_transforms(std::optional<Transforms<T>>& transforms);
   template <typename T>
@@ -67,6 +70,7 @@ class CpuEngine final : public Engine {
   AlignedBuffer<double> middle_;                // F x or F* x between the halves of F*F / FF*
   std::optional<Transforms<float>> transforms32_;
   std::optional<Transforms<double>> transforms64_;
+  std::vector<PhaseTimes> thread_times_;  // per thread, reset by each chunked phase
   PhaseTimes times_;
 };
 

@@ -69,7 +69,9 @@ class Plan {
                              const PlanOptions& options = {});
 
   /// y = op(F) x for `nrhs` vectors stored one after another, each SOTI [blocks][nt].
-  /// x holds nrhs*input_blocks(op)*nt values, y nrhs*output_blocks(op)*nt.
+  /// x holds nrhs*input_blocks(op)*nt values, y nrhs*output_blocks(op)*nt. Vectors are processed
+  /// max_rhs at a time (F^ is read once per group). apply uses the plan's workspaces: calls on one
+  /// plan must not overlap in time (use one plan per calling thread).
   void apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs = 1);
 
   /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.

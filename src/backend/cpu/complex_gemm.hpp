@@ -58,8 +58,8 @@ void product_rows(PlanarRows<const T> a, index_t rows, index_t cols, PlanarRows<
 }
 
 // X[r][j] = sum_i conj(A[i][j]) Y[r][i] for Block right-hand sides and the Strips*W columns
-// from j, accumulated in registers while walking down the rows of A. Wide strips (few right-hand
-// sides) mean few concurrent row streams for the prefetcher and long contiguous reads per row.
+// from j, accumulated in registers while walking down the rows of A (several right-hand sides:
+// compute-bound, so each element of A is reused Block times from registers).
 template <typename T, int Block, int Strips>
 void adjoint_strip(PlanarRows<const T> a, index_t rows, index_t j, PlanarRows<const T> y,
                    PlanarRows<T> x) {
@@ -84,8 +84,8 @@ void adjoint_strip(PlanarRows<const T> a, index_t rows, index_t j, PlanarRows<co
     }
 }
 
-// One right-hand side: x[j0:j0+JB] += conj(A[i][j0:j0+JB]) y[i] row by row, the partial x in L1,
-// so that each row of A is read as a long contiguous run (two prefetch streams per thread).
+// One right-hand side: x[j0:j0+JB] += conj(A[i][j0:j0+JB]) y[i] row by row, the partial x (64 kB)
+// in L2, so that each row of A is read as a long contiguous run (two prefetch streams per thread).
 template <typename T>
 void adjoint_rows_axpy(PlanarRows<const T> a, index_t rows, index_t cols, PlanarRows<const T> y,
                        PlanarRows<T> x) {
@@ -114,16 +114,16 @@ void adjoint_product_columns(PlanarRows<const T> a, index_t rows, index_t cols,
                              PlanarRows<const T> y, PlanarRows<T> x) {
   if constexpr (Block == 1) {
     adjoint_rows_axpy(a, rows, cols, y, x);
-    return;
+  } else {
+    // Register budget: 2 * Block * Strips accumulators of one SIMD register each, at most 16.
+    constexpr int Strips = Block == 2 ? 4 : 2;
+    constexpr index_t W = kLanes<T>;
+    index_t j = 0;
+    for (; j + Strips * W <= cols; j += Strips * W)
+      adjoint_strip<T, Block, Strips>(a, rows, j, y, x);
+    for (; j < cols; j += W)
+      adjoint_strip<T, Block, 1>(a, rows, j, y, x);
   }
-  // Register budget: 2 * Block * Strips accumulators of one SIMD register each, at most 16.
-  constexpr int Strips = Block == 2 ? 4 : 2;
-  constexpr index_t W = kLanes<T>;
-  index_t j = 0;
-  for (; j + Strips * W <= cols; j += Strips * W)
-    adjoint_strip<T, Block, Strips>(a, rows, j, y, x);
-  for (; j < cols; j += W)
-    adjoint_strip<T, Block, 1>(a, rows, j, y, x);
 }
 
 // Runs Kernel<Block> over nrhs right-hand sides in blocks of kRhsBlock, then the remainder.

@@ -1,7 +1,11 @@
 // `shiftop bench`: times one operation of a random operator phase by phase and reports it against
-// the floor bytes(F^) / memory read bandwidth measured in the same run.
+// the floor bytes(F^) / memory bandwidth measured in the same run: the read bandwidth of the CPU,
+// or the device-to-device copy bandwidth of the GPU.
 #include <fmt/core.h>
 
+#include <cmath>
+#include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "btt/direct_product.hpp"
@@ -11,15 +15,74 @@
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
 #include "random_operator.hpp"
+#ifdef SHIFTOP_HAVE_CUDA
+#include "backend/cuda/device.hpp"
+#endif
 
 namespace shiftop::app {
 namespace {
 
 struct BenchOptions {
   index_t nd = 20, nm = 2000, nt = 500, nrhs = 1;
-  std::string precision = "DDDDD", op = "F";
-  int threads = 0, repetitions = 20, warmup = 3;
-  bool json = false, direct = false, estimate = false;
+  std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto";
+  int threads = 0, repetitions = 20, warmup = 3, device = 0;
+  bool json = false, direct = false, estimate = false, profile = false, graphs = false;
+  bool check = false;
+};
+
+btt::GemvKernel parse_gemv(const std::string& text) {
+  if (text == "auto") return btt::GemvKernel::Auto;
+  if (text == "fused") return btt::GemvKernel::Fused;
+  if (text == "cublas") return btt::GemvKernel::Cublas;
+  fail("--gemv: expected auto, fused or cublas, got '{}'", text);
+}
+
+/// Runs the operation on the plan's backend: host arrays on the CPU, device arrays on the GPU
+/// (so that the timing excludes host-device copies), waiting for completion.
+class Runner {
+ public:
+  Runner(btt::Plan& plan, Op op, const std::vector<double>& x, std::vector<double>& y, index_t nrhs,
+         bool cuda, int device)
+      : plan_(plan), op_(op), x_(x), y_(y), nrhs_(nrhs), device_(device) {
+    if (!cuda) return;
+#ifdef SHIFTOP_HAVE_CUDA
+    dx_ = std::make_unique<cuda::DeviceArray>(x.size(), device);
+    dy_ = std::make_unique<cuda::DeviceArray>(y.size(), device);
+    dx_->upload(x.data());
+    std::vector<double> poison(y.size(), std::numeric_limits<double>::quiet_NaN());
+    dy_->upload(poison.data());
+#else
+    fail("--backend cuda: this shiftop was built without CUDA");
+#endif
+  }
+  void apply() {
+#ifdef SHIFTOP_HAVE_CUDA
+    if (dx_) {
+      plan_.apply_device(op_, dx_->data(), dy_->data(), nrhs_);
+      cuda::synchronize(device_);
+      return;
+    }
+#endif
+    plan_.apply(op_, x_, y_, nrhs_);
+  }
+  /// The output of the last apply, in host memory.
+  const std::vector<double>& result() {
+#ifdef SHIFTOP_HAVE_CUDA
+    if (dy_) dy_->download(y_.data());
+#endif
+    return y_;
+  }
+
+ private:
+  btt::Plan& plan_;
+  Op op_;
+  const std::vector<double>& x_;
+  std::vector<double>& y_;
+  index_t nrhs_;
+  int device_;
+#ifdef SHIFTOP_HAVE_CUDA
+  std::unique_ptr<cuda::DeviceArray> dx_, dy_;
+#endif
 };
 
 /// Bytes of F^ read by one apply: Nt+1 frequencies of an Nd x Nm complex matrix in the phase-3
@@ -35,17 +98,30 @@ void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
   const Op op = parse_op(o.op);
+  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
+          o.backend);
+  const bool cuda = o.backend == "cuda";
   const btt::PlanOptions options{
+      .backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
       .precision = o.precision,
       .threads = o.threads,
-      .max_rhs = std::min<index_t>(o.nrhs, 16),
-      .fft_planning = o.estimate ? btt::FftPlanning::Estimate : btt::FftPlanning::Measure};
+      .max_rhs = std::min<index_t>(o.nrhs, cuda ? 64 : 16),
+      .fft_planning = o.estimate ? btt::FftPlanning::Estimate : btt::FftPlanning::Measure,
+      .device = o.device,
+      .gemv = parse_gemv(o.gemv),
+      .profile = o.profile,
+      .cuda_graphs = o.graphs};
   const auto progress = [&](const char* what) {
     if (!o.json) fmt::print(stderr, "[bench] {}...\n", what);
   };
 
   progress("measuring memory bandwidth");
-  const MemoryBandwidth bw = measure_memory_bandwidth(std::size_t{512} << 20, o.threads);
+  MemoryBandwidth bw;
+#ifdef SHIFTOP_HAVE_CUDA
+  if (cuda) bw.copy_GBs = cuda::measure_copy_bandwidth_GBs(std::size_t{1} << 30, o.device);
+#endif
+  if (!cuda) bw = measure_memory_bandwidth(std::size_t{512} << 20, o.threads);
+  const double ceiling_GBs = cuda ? bw.copy_GBs : bw.read_GBs;
   progress("creating the plan");
   const std::vector<double> kernels = random_values(shape.kernel_size(), 1);
   Stopwatch watch;
@@ -55,15 +131,20 @@ void run(const BenchOptions& o) {
   const index_t nin = input_blocks(op, shape) * shape.nt,
                 nout = output_blocks(op, shape) * shape.nt;
   const std::vector<double> x = random_values(o.nrhs * nin, 2);
-  std::vector<double> y(static_cast<std::size_t>(o.nrhs * nout));
+  std::vector<double> y(static_cast<std::size_t>(o.nrhs * nout),
+                        std::numeric_limits<double>::quiet_NaN());
+  Runner runner(plan, op, x, y, o.nrhs, cuda, o.device);
   progress("timing");
-  for (int k = 0; k < o.warmup; ++k)
-    plan.apply(op, x, y, o.nrhs);
+  for (int k = 0; k < std::max(o.warmup, 1); ++k)
+    runner.apply();
+  const std::vector<double>& result = runner.result();
+  for (double v : result)
+    require(std::isfinite(v), "bench: the output has a non-finite value (unwritten or overflow)");
   std::vector<double> totals;
   std::array<std::vector<double>, 6> phases;
   for (int k = 0; k < o.repetitions; ++k) {
     watch.lap();
-    plan.apply(op, x, y, o.nrhs);
+    runner.apply();
     totals.push_back(watch.lap());
     const btt::PhaseTimes t = plan.last_phase_times();
     for (std::size_t p = 0; p < phases.size(); ++p)
@@ -73,12 +154,17 @@ void run(const BenchOptions& o) {
   const index_t passes = (o.nrhs + options.max_rhs - 1) / options.max_rhs;
   const double bytes = matrix_bytes(shape, plan.precision(), op, passes);
   const double total = median(totals);
-  const double floor = bytes / (bw.read_GBs * 1e9);
+  const double floor = bytes / (ceiling_GBs * 1e9);
   nlohmann::ordered_json out;
+  out["backend"] = o.backend;
   out["shape"] = {{"nd", o.nd}, {"nm", o.nm}, {"nt", o.nt}};
   out["op"] = o.op;
   out["nrhs"] = o.nrhs;
   out["precision"] = plan.precision().str();
+  if (cuda) {
+    out["gemv_kernel"] = plan.gemv_kernel(op);
+    out["cuda_graphs"] = o.graphs;
+  }
   out["threads"] = o.threads;
   out["repetitions"] = o.repetitions;
   out["plan_ms"] = plan_seconds * 1e3;
@@ -93,7 +179,21 @@ void run(const BenchOptions& o) {
   out["memory_bandwidth"] = {
       {"read_GBs", bw.read_GBs}, {"copy_GBs", bw.copy_GBs}, {"array_bytes", bw.array_bytes}};
   out["floor_ms"] = floor * 1e3;
+  out["floor_bandwidth"] = cuda ? "device copy" : "read";
   out["time_over_floor"] = total / floor;
+
+  if (o.check) {
+    progress("checking against the CPU backend in FP64");
+    btt::Plan reference = btt::Plan::create(kernels, shape, {.threads = o.threads});
+    std::vector<double> want(y.size());
+    reference.apply(op, x, want, o.nrhs);
+    double diff = 0, ref = 0;
+    for (std::size_t k = 0; k < want.size(); ++k) {
+      diff += (result[k] - want[k]) * (result[k] - want[k]);
+      ref += want[k] * want[k];
+    }
+    out["relative_error_vs_cpu_fp64"] = std::sqrt(diff / ref);
+  }
 
   if (o.direct) {
     require(op == Op::F || op == Op::Fadj, "--direct compares F or Fadj only");
@@ -131,8 +231,11 @@ void run(const BenchOptions& o) {
     fmt::print("    {:<7}{:9.3f} ms\n", btt::kApplyPhaseNames[p], median(phases[p]) * 1e3);
   fmt::print("  F^ read: {:.1f} MB -> {:.2f} GB/s; memory read {:.2f} GB/s, copy {:.2f} GB/s\n",
              bytes / 1e6, bytes / total / 1e9, bw.read_GBs, bw.copy_GBs);
-  fmt::print("  floor bytes/read-bandwidth {:.3f} ms: apply takes {:.2f}x the floor\n", floor * 1e3,
-             total / floor);
+  fmt::print("  floor bytes/{}-bandwidth {:.3f} ms: apply takes {:.2f}x the floor\n",
+             cuda ? "copy" : "read", floor * 1e3, total / floor);
+  if (o.check)
+    fmt::print("  relative error vs the CPU backend in FP64: {:.2e}\n",
+               out["relative_error_vs_cpu_fp64"].get<double>());
   if (o.direct)
     fmt::print(
         "  direct time-domain product {:.1f} ms: shiftop is {:.1f}x faster (difference {:.2e})\n",
@@ -169,6 +272,15 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--direct", o->direct, "also time the direct time-domain product (first vector)");
   cmd->add_flag("--estimate", o->estimate,
                 "FFTW_ESTIMATE planning (faster plan, maybe slower apply)");
+  cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device index")
+      ->capture_default_str()
+      ->check(kNonNegative);
+  cmd->add_option("--gemv", o->gemv, "GPU phase-3 kernel: auto, fused or cublas")
+      ->capture_default_str();
+  cmd->add_flag("--profile", o->profile, "GPU: per-phase times from CUDA events");
+  cmd->add_flag("--graphs", o->graphs, "GPU: replay the apply as a CUDA graph");
+  cmd->add_flag("--check", o->check, "compare the output with the CPU backend in FP64");
   cmd->add_flag("--json", o->json, "print one JSON object on stdout");
   cmd->callback([o] { run(*o); });
 }

@@ -20,16 +20,6 @@ index_t chunk_blocks(index_t complex_stride) {
   return std::clamp<index_t>(fit / 8 * 8, 8, 64);
 }
 
-// Calls f with a value of the C++ type of `precision` (float or double), so that a template
-// instantiation per phase precision is chosen at run time.
-template <typename F>
-void with_type(Precision precision, F&& f) {
-  if (precision == Precision::Single)
-    f(float{});
-  else
-    f(double{});
-}
-
 index_t padded(index_t n) {
   return static_cast<index_t>(round_up(static_cast<std::size_t>(n), 16));
 }

@@ -24,6 +24,7 @@ class CpuEngine final : public Engine {
   void set_precision(const PrecisionConfig& precision) override;
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
+  std::string gemv_kernel(Op) const override { return "cpu"; }
 
  private:
   // Single-series transforms (executed by many threads on their own scratch) in one precision.

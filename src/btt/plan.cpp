@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "btt/cpu_engine.hpp"
+#include "btt/cuda_engine.hpp"
 #include "core/error.hpp"
 
 namespace shiftop::btt {
@@ -18,8 +19,14 @@ void check_options(const PlanOptions& options) {
   require(options.threads >= 0, "invalid thread count {}: expected 0 (all) or a positive number",
           options.threads);
   require(options.max_rhs >= 1, "invalid max_rhs {}: expected at least 1", options.max_rhs);
-  require(options.backend == Backend::Cpu,
-          "the CUDA backend of the block Toeplitz plan is not available yet; use Backend::Cpu");
+}
+
+std::unique_ptr<Engine> make_engine(std::span<const double> first_column,
+                                    std::span<const double> first_row, const Shape& shape,
+                                    const PlanOptions& options, const PrecisionConfig& precision) {
+  if (options.backend == Backend::Cuda)
+    return make_cuda_engine(first_column, first_row, shape, options, precision);
+  return std::make_unique<CpuEngine>(first_column, first_row, shape, options, precision);
 }
 
 bool overlaps(const double* a, std::size_t na, const double* b, std::size_t nb) {
@@ -40,9 +47,8 @@ Plan Plan::create(std::span<const double> kernels, const Shape& shape, const Pla
   check_kernel_size(kernels, shape, "kernel array");
   check_options(options);
   const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
-  return Plan(
-      shape, true, precision,
-      std::make_unique<CpuEngine>(kernels, std::span<const double>{}, shape, options, precision));
+  return Plan(shape, true, precision,
+              make_engine(kernels, std::span<const double>{}, shape, options, precision));
 }
 
 Plan Plan::create_general(std::span<const double> first_column, std::span<const double> first_row,
@@ -60,7 +66,21 @@ Plan Plan::create_general(std::span<const double> first_column, std::span<const 
   }
   const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
   return Plan(shape, false, precision,
-              std::make_unique<CpuEngine>(first_column, first_row, shape, options, precision));
+              make_engine(first_column, first_row, shape, options, precision));
+}
+
+void Engine::apply_device(Op, const double*, double*, index_t, void*) {
+  fail("apply_device needs a plan with Backend::Cuda; this plan runs on the CPU");
+}
+
+void Plan::apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream) {
+  require(nrhs >= 1, "invalid number of right-hand sides {}: expected at least 1", nrhs);
+  require(x != nullptr && y != nullptr, "apply_device: null input or output pointer");
+  const auto in_size = static_cast<std::size_t>(nrhs * input_blocks(op, shape_) * shape_.nt);
+  const auto out_size = static_cast<std::size_t>(nrhs * output_blocks(op, shape_) * shape_.nt);
+  require(!overlaps(x, in_size, y, out_size),
+          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+  engine_->apply_device(op, x, y, nrhs, stream);
 }
 
 void Plan::apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs) {

@@ -17,8 +17,13 @@ namespace shiftop::btt {
 
 enum class Backend { Cpu, Cuda };
 
-/// How hard FFTW searches for a fast transform at plan creation.
+/// How hard plan creation searches for fast kernels: FFTW's planner on the CPU; on the GPU,
+/// Measure times the fused GEMV kernels against cuBLAS on the plan's own F^ and keeps the faster.
 enum class FftPlanning { Estimate, Measure };
+
+/// Which kernel runs phase 3 for a single right-hand side on the GPU (several right-hand sides
+/// always use cuBLAS's batched GEMM). Auto: Fused, or the faster one under FftPlanning::Measure.
+enum class GemvKernel { Auto, Fused, Cublas };
 
 struct PlanOptions {
   Backend backend = Backend::Cpu;
@@ -29,6 +34,14 @@ struct PlanOptions {
   /// Right-hand sides transformed together per pass; the workspace grows linearly with it.
   index_t max_rhs = 16;
   FftPlanning fft_planning = FftPlanning::Measure;
+  /// CUDA device index (Backend::Cuda).
+  int device = 0;
+  GemvKernel gemv = GemvKernel::Auto;
+  /// CUDA: time each phase with events (one synchronisation per pass); the CPU always does.
+  bool profile = false;
+  /// CUDA: replay the captured apply sequence as a CUDA graph when the operation, the number of
+  /// right-hand sides and the device pointers repeat (ignored when profiling).
+  bool cuda_graphs = false;
 };
 
 /// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
@@ -50,10 +63,14 @@ class Engine {
   virtual ~Engine() = default;
   /// y = op(F) x for `nrhs` vectors, SOTI layout, sizes already checked by Plan.
   virtual void apply(Op op, const double* x, double* y, index_t nrhs) = 0;
+  /// The same on device pointers, ordered after prior work on `stream` (a cudaStream_t).
+  virtual void apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream);
   virtual void set_precision(const PrecisionConfig& precision) = 0;
   virtual PhaseTimes last_phase_times() const = 0;
   /// Bytes held by the plan: F^ (and its FP32 copy), workspaces.
   virtual std::size_t memory_bytes() const = 0;
+  /// The phase-3 kernel in use for a single right-hand side of op (for reports).
+  virtual std::string gemv_kernel(Op op) const = 0;
 };
 
 class Plan {
@@ -74,6 +91,11 @@ class Plan {
   /// plan must not overlap in time (use one plan per calling thread).
   void apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs = 1);
 
+  /// apply on device memory (Backend::Cuda only): x and y are device pointers, and the work is
+  /// ordered after what was queued on `stream` (a cudaStream_t; nullptr is the default stream)
+  /// and completes asynchronously with respect to the host.
+  void apply_device(Op op, const double* x, double* y, index_t nrhs = 1, void* stream = nullptr);
+
   /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.
   void set_precision(std::string_view precision);
 
@@ -82,6 +104,7 @@ class Plan {
   bool triangular() const { return triangular_; }
   PhaseTimes last_phase_times() const { return engine_->last_phase_times(); }
   std::size_t memory_bytes() const { return engine_->memory_bytes(); }
+  std::string gemv_kernel(Op op) const { return engine_->gemv_kernel(op); }
 
  private:
   Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine);

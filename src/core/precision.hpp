@@ -32,6 +32,15 @@ class PrecisionConfig {
   std::array<Precision, 5> phases_;
 };
 
+/// Calls f(float{}) or f(double{}): turns a run-time precision into a type for templates.
+template <typename F>
+void with_type(Precision precision, F&& f) {
+  if (precision == Precision::Single)
+    f(float{});
+  else
+    f(double{});
+}
+
 /// Unit roundoff of a precision: 2^-24 for FP32, 2^-53 for FP64.
 double unit_roundoff(Precision precision);
 

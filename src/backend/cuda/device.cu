@@ -28,4 +28,55 @@ std::vector<DeviceInfo> visible_devices() {
   return devices;
 }
 
+double measure_copy_bandwidth_GBs(std::size_t bytes, int device, int repetitions) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
+  void *a = nullptr, *b = nullptr;
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&a, bytes));
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&b, bytes));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  SHIFTOP_CUDA_CHECK(cudaEventCreate(&start));
+  SHIFTOP_CUDA_CHECK(cudaEventCreate(&stop));
+  SHIFTOP_CUDA_CHECK(cudaMemset(a, 0, bytes));
+  float best = 1e30f;
+  for (int k = 0; k <= repetitions; ++k) {  // the first copy warms up
+    SHIFTOP_CUDA_CHECK(cudaEventRecord(start));
+    SHIFTOP_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    SHIFTOP_CUDA_CHECK(cudaEventRecord(stop));
+    SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (k > 0 && ms < best) best = ms;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * static_cast<double>(bytes) / (1e-3 * best) / 1e9;
+}
+
+void synchronize(int device) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
+  SHIFTOP_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+DeviceArray::DeviceArray(std::size_t count, int device) : count_(count), device_(device) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(double)));
+}
+
+DeviceArray::~DeviceArray() {
+  cudaSetDevice(device_);
+  cudaFree(data_);
+}
+
+void DeviceArray::upload(const double* host) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device_));
+  SHIFTOP_CUDA_CHECK(cudaMemcpy(data_, host, count_ * sizeof(double), cudaMemcpyHostToDevice));
+}
+
+void DeviceArray::download(double* host) const {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device_));
+  SHIFTOP_CUDA_CHECK(cudaMemcpy(host, data_, count_ * sizeof(double), cudaMemcpyDeviceToHost));
+}
+
 }  // namespace shiftop::cuda

@@ -1,0 +1,57 @@
+// Interleaved complex numbers in FP32/FP64 for the CUDA kernels (cuFFT's cufftComplex and
+// cufftDoubleComplex are float2 and double2), with the casts that fuse precision changes into
+// the memory phases (mixed-precision paper, section 3.2).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace shiftop::cuda {
+
+template <typename T>
+struct ComplexOf;
+template <>
+struct ComplexOf<float> {
+  using type = float2;
+};
+template <>
+struct ComplexOf<double> {
+  using type = double2;
+};
+/// The interleaved complex type of real type T.
+template <typename T>
+using complex_t = typename ComplexOf<T>::type;
+
+/// z converted to precision To (rounds when narrowing).
+template <typename To, typename C>
+__device__ __forceinline__ complex_t<To> to_complex(C z) {
+  return {static_cast<To>(z.x), static_cast<To>(z.y)};
+}
+
+template <typename C>
+__device__ __forceinline__ C conjugate(C z) {
+  return {z.x, -z.y};
+}
+
+/// acc += a * x.
+template <typename C>
+__device__ __forceinline__ void multiply_add(C& acc, C a, C x) {
+  acc.x = fma(a.x, x.x, fma(-a.y, x.y, acc.x));
+  acc.y = fma(a.x, x.y, fma(a.y, x.x, acc.y));
+}
+
+/// acc += conj(a) * x.
+template <typename C>
+__device__ __forceinline__ void conj_multiply_add(C& acc, C a, C x) {
+  acc.x = fma(a.x, x.x, fma(a.y, x.y, acc.x));
+  acc.y = fma(a.x, x.y, fma(-a.y, x.x, acc.y));
+}
+
+/// Streaming load: F^ is read once per apply, so it should not evict the vectors from L2.
+__device__ __forceinline__ float2 load_streaming(const float2* p) {
+  return __ldcs(p);
+}
+__device__ __forceinline__ double2 load_streaming(const double2* p) {
+  return __ldcs(p);
+}
+
+}  // namespace shiftop::cuda

@@ -1,0 +1,204 @@
+#include <algorithm>
+#include <string>
+
+#include "backend/cuda/check.hpp"
+#include "backend/cuda/layout_kernels.cuh"
+
+namespace shiftop::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kTile = 32;
+constexpr int kTileRows = 8;
+
+unsigned grid_for(index_t work) {
+  const index_t blocks = (work + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::clamp<index_t>(blocks, 1, index_t{1} << 20));
+}
+
+template <typename T>
+using pair_t = complex_t<T>;  // two consecutive reals: float2 or double2
+
+// Two consecutive time steps per thread (16-byte loads of the FP64 input) when rows have even
+// length, so that every pair is aligned; odd nt falls back to one element per thread.
+template <typename T1, typename T2, int V>
+__global__ void pad_kernel(const double* __restrict__ x, T2* __restrict__ padded, index_t series,
+                           index_t nt) {
+  const index_t per_row = nt / V, total = series * per_row;
+  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < total;
+       k += index_t{gridDim.x} * blockDim.x) {
+    const index_t s = k / per_row, t = (k - s * per_row) * V;
+    if constexpr (V == 2) {
+      const double2 v = *reinterpret_cast<const double2*>(x + s * nt + t);
+      *reinterpret_cast<pair_t<T2>*>(padded + s * 2 * nt + t) = {
+          static_cast<T2>(static_cast<T1>(v.x)), static_cast<T2>(static_cast<T1>(v.y))};
+    } else {
+      padded[s * 2 * nt + t] = static_cast<T2>(static_cast<T1>(x[s * nt + t]));
+    }
+  }
+}
+
+template <typename T4, typename T5, int V>
+__global__ void unpad_kernel(const T4* __restrict__ padded, index_t ld, double* __restrict__ y,
+                             index_t series, index_t nt) {
+  const index_t per_row = nt / V, total = series * per_row;
+  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < total;
+       k += index_t{gridDim.x} * blockDim.x) {
+    const index_t s = k / per_row, t = (k - s * per_row) * V;
+    if constexpr (V == 2) {
+      const pair_t<T4> v = *reinterpret_cast<const pair_t<T4>*>(padded + s * ld + t);
+      *reinterpret_cast<double2*>(y + s * nt + t) = {static_cast<double>(static_cast<T5>(v.x)),
+                                                     static_cast<double>(static_cast<T5>(v.y))};
+    } else {
+      y[s * nt + t] = static_cast<double>(static_cast<T5>(padded[s * ld + t]));
+    }
+  }
+}
+
+// Thread block (x: tile of q, y: tile of w, z: p). The block-major side is accessed along w and
+// the frequency-major side along q, 32 consecutive elements per warp on both sides; the +1
+// column of the tile avoids shared-memory bank conflicts.
+template <typename TS, typename TD>
+__global__ void to_frequency_major_kernel(const complex_t<TS>* __restrict__ src,
+                                          complex_t<TD>* __restrict__ dst, TransposeShape shape,
+                                          TD sign, TD scale) {
+  __shared__ complex_t<TD> tile[kTile][kTile + 1];
+  const index_t q0 = index_t{blockIdx.x} * kTile, w0 = index_t{blockIdx.y} * kTile;
+  const index_t p = blockIdx.z;
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const index_t q = q0 + r, w = w0 + threadIdx.x;
+    if (q < shape.q && w < shape.nw) {
+      const complex_t<TD> v = to_complex<TD>(src[p * shape.block_p + q * shape.nw + w]);
+      tile[r][threadIdx.x] = {v.x * scale, v.y * scale * sign};
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const index_t w = w0 + r, q = q0 + threadIdx.x;
+    if (q < shape.q && w < shape.nw)
+      dst[w * shape.freq_w + p * shape.freq_p + q] = tile[threadIdx.x][r];
+  }
+}
+
+template <typename TS, typename TD>
+__global__ void from_frequency_major_kernel(const complex_t<TS>* __restrict__ src,
+                                            complex_t<TD>* __restrict__ dst, TransposeShape shape,
+                                            TD sign) {
+  __shared__ complex_t<TD> tile[kTile][kTile + 1];
+  const index_t q0 = index_t{blockIdx.x} * kTile, w0 = index_t{blockIdx.y} * kTile;
+  const index_t p = blockIdx.z;
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const index_t w = w0 + r, q = q0 + threadIdx.x;
+    if (q < shape.q && w < shape.nw) {
+      const complex_t<TD> v = to_complex<TD>(src[w * shape.freq_w + p * shape.freq_p + q]);
+      tile[threadIdx.x][r] = {v.x, v.y * sign};
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const index_t q = q0 + r, w = w0 + threadIdx.x;
+    if (q < shape.q && w < shape.nw)
+      dst[p * shape.block_p + q * shape.nw + w] = tile[r][threadIdx.x];
+  }
+}
+
+template <typename TS, typename TD>
+__global__ void cast_kernel(const complex_t<TS>* __restrict__ src, complex_t<TD>* __restrict__ dst,
+                            index_t n) {
+  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < n;
+       k += index_t{gridDim.x} * blockDim.x)
+    dst[k] = to_complex<TD>(src[k]);
+}
+
+__global__ void circulant_kernel(const double* __restrict__ col, const double* __restrict__ row,
+                                 double* __restrict__ series, index_t count, index_t nt) {
+  const index_t length = 2 * nt;
+  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < count * length;
+       k += index_t{gridDim.x} * blockDim.x) {
+    const index_t s = k / length, t = k - s * length;
+    double v = 0.0;
+    if (t < nt)
+      v = col[s * nt + t];
+    else if (t > nt && row != nullptr)
+      v = row[s * nt + length - t];
+    series[k] = v;
+  }
+}
+
+dim3 transpose_grid(const TransposeShape& shape) {
+  // CUDA limits the y and z grid dimensions to 65535.
+  if (shape.p > 65535 || (shape.nw + kTile - 1) / kTile > 65535)
+    throw Error("spectrum transpose: " + std::to_string(shape.p) + " series of " +
+                std::to_string(shape.nw) + " frequencies exceed the CUDA grid limits");
+  return dim3(static_cast<unsigned>((shape.q + kTile - 1) / kTile),
+              static_cast<unsigned>((shape.nw + kTile - 1) / kTile),
+              static_cast<unsigned>(shape.p));
+}
+
+}  // namespace
+
+template <typename T1, typename T2>
+void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, cudaStream_t stream) {
+  if (nt % 2 == 0)
+    pad_kernel<T1, T2, 2>
+        <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(x, padded, series, nt);
+  else
+    pad_kernel<T1, T2, 1><<<grid_for(series * nt), kThreads, 0, stream>>>(x, padded, series, nt);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename T4, typename T5>
+void unpad_and_cast(const T4* padded, index_t ld, double* y, index_t series, index_t nt,
+                    cudaStream_t stream) {
+  if (nt % 2 == 0 && ld % 2 == 0)
+    unpad_kernel<T4, T5, 2>
+        <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(padded, ld, y, series, nt);
+  else
+    unpad_kernel<T4, T5, 1>
+        <<<grid_for(series * nt), kThreads, 0, stream>>>(padded, ld, y, series, nt);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename TS, typename TD>
+void to_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
+                        bool conj, double scale, cudaStream_t stream) {
+  to_frequency_major_kernel<TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
+      src, dst, shape, conj ? TD(-1) : TD(1), static_cast<TD>(scale));
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename TS, typename TD>
+void from_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
+                          bool conj, cudaStream_t stream) {
+  from_frequency_major_kernel<TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
+      src, dst, shape, conj ? TD(-1) : TD(1));
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+void circulant_columns(const double* col, const double* row, double* series, index_t count,
+                       index_t nt, cudaStream_t stream) {
+  circulant_kernel<<<grid_for(count * 2 * nt), kThreads, 0, stream>>>(col, row, series, count, nt);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename TS, typename TD>
+void cast_complex(const complex_t<TS>* src, complex_t<TD>* dst, index_t n, cudaStream_t stream) {
+  cast_kernel<TS, TD><<<grid_for(n), kThreads, 0, stream>>>(src, dst, n);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+// Every precision combination the five phases can ask for.
+#define SHIFTOP_PAIRS(X) X(float, float) X(float, double) X(double, float) X(double, double)
+#define SHIFTOP_INSTANTIATE(A, B)                                                                 \
+  template void pad_and_cast<A, B>(const double*, B*, index_t, index_t, cudaStream_t);            \
+  template void unpad_and_cast<A, B>(const A*, index_t, double*, index_t, index_t, cudaStream_t); \
+  template void to_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                      \
+                                         const TransposeShape&, bool, double, cudaStream_t);      \
+  template void from_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                    \
+                                           const TransposeShape&, bool, cudaStream_t);            \
+  template void cast_complex<A, B>(const complex_t<A>*, complex_t<B>*, index_t, cudaStream_t);
+SHIFTOP_PAIRS(SHIFTOP_INSTANTIATE)
+#undef SHIFTOP_INSTANTIATE
+#undef SHIFTOP_PAIRS
+
+}  // namespace shiftop::cuda

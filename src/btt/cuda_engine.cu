@@ -1,0 +1,566 @@
+// The GPU engine: Venkat et al., Algorithms 1-2 on one device, with the five-phase precision of
+// the mixed-precision paper (section 3.2). One pass over at most `group_` right-hand sides:
+//   pad+cast (phase 1) -> batched R2C (2) -> GEMV/GEMM (3) -> in-place C2R (4) -> unpad+cast (5).
+// For one right-hand side the GEMV kernels read and write the block-major spectra directly, so
+// no transpose touches the vectors; several right-hand sides are reordered frequency-major and
+// multiplied by cuBLAS's batched GEMM, which reads F^ once per pass.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/check.hpp"
+#include "backend/cuda/device_memory.cuh"
+#include "backend/cuda/fft_plan.cuh"
+#include "backend/cuda/gemv_kernels.cuh"
+#include "backend/cuda/layout_kernels.cuh"
+#include "btt/cuda_engine.hpp"
+
+namespace shiftop::btt {
+namespace {
+
+using cuda::complex_t;
+using cuda::DeviceMemory;
+using cuda::FftKind;
+using cuda::FftPlan;
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
+  return text;
+}
+
+// cuBLAS's strided batched GEMM in either precision; complex_t<T> is cuComplex/cuDoubleComplex.
+void gemm_batched(cublasHandle_t handle, cublasOperation_t op_a, int m, int n, int k,
+                  const float2* a, long long lda, long long stride_a, const float2* b, int ldb,
+                  long long stride_b, float2* c, int ldc, long long stride_c, int batch) {
+  const float2 one{1.0f, 0.0f}, zero{0.0f, 0.0f};
+  SHIFTOP_CUDA_CHECK(cublasCgemmStridedBatched(handle, op_a, CUBLAS_OP_N, m, n, k, &one, a,
+                                               static_cast<int>(lda), stride_a, b, ldb, stride_b,
+                                               &zero, c, ldc, stride_c, batch));
+}
+void gemm_batched(cublasHandle_t handle, cublasOperation_t op_a, int m, int n, int k,
+                  const double2* a, long long lda, long long stride_a, const double2* b, int ldb,
+                  long long stride_b, double2* c, int ldc, long long stride_c, int batch) {
+  const double2 one{1.0, 0.0}, zero{0.0, 0.0};
+  SHIFTOP_CUDA_CHECK(cublasZgemmStridedBatched(handle, op_a, CUBLAS_OP_N, m, n, k, &one, a,
+                                               static_cast<int>(lda), stride_a, b, ldb, stride_b,
+                                               &zero, c, ldc, stride_c, batch));
+}
+void gemv_batched(cublasHandle_t handle, cublasOperation_t op, int m, int n, const float2* a,
+                  long long lda, long long stride_a, const float2* x, long long stride_x, float2* y,
+                  long long stride_y, int batch) {
+  const float2 one{1.0f, 0.0f}, zero{0.0f, 0.0f};
+  SHIFTOP_CUDA_CHECK(cublasCgemvStridedBatched(handle, op, m, n, &one, a, static_cast<int>(lda),
+                                               stride_a, x, 1, stride_x, &zero, y, 1, stride_y,
+                                               batch));
+}
+void gemv_batched(cublasHandle_t handle, cublasOperation_t op, int m, int n, const double2* a,
+                  long long lda, long long stride_a, const double2* x, long long stride_x,
+                  double2* y, long long stride_y, int batch) {
+  const double2 one{1.0, 0.0}, zero{0.0, 0.0};
+  SHIFTOP_CUDA_CHECK(cublasZgemvStridedBatched(handle, op, m, n, &one, a, static_cast<int>(lda),
+                                               stride_a, x, 1, stride_x, &zero, y, 1, stride_y,
+                                               batch));
+}
+
+// The forward and inverse transforms of one precision for the block counts and batch sizes a
+// pass uses: one right-hand side or a whole group, of Nd or of Nm blocks.
+template <typename T>
+struct Transforms {
+  // [inverse][blocks == nm][whole group]
+  std::vector<FftPlan<T>> plans;
+  FftPlan<T>& get(FftKind kind, bool nm_blocks, bool group) {
+    return plans[(kind == FftKind::Inverse ? 4 : 0) + (nm_blocks ? 2 : 0) + (group ? 1 : 0)];
+  }
+};
+
+class CudaEngine final : public Engine {
+ public:
+  CudaEngine(std::span<const double> first_column, std::span<const double> first_row,
+             const Shape& shape, const PlanOptions& options, const PrecisionConfig& precision);
+  ~CudaEngine() override;
+
+  void apply(Op op, const double* x, double* y, index_t nrhs) override;
+  void apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream) override;
+  void set_precision(const PrecisionConfig& precision) override;
+  PhaseTimes last_phase_times() const override { return times_; }
+  std::size_t memory_bytes() const override;
+  std::string gemv_kernel(Op op) const override {
+    return use_fused_[op == Op::Fadj || op == Op::FFadj ? 1 : 0] ? "fused" : "cublas";
+  }
+
+ private:
+  /// Runs op on device buffers group by group on stream_.
+  void run(Op op, const double* x, double* y, index_t nrhs);
+  /// One F or F* pass over n <= group_ right-hand sides.
+  void pass(bool adjoint, const double* x, double* y, index_t n);
+  template <typename T>
+  void forward(index_t blocks, index_t n);
+  template <typename T>
+  void inverse(index_t blocks, index_t n);
+  template <typename T3, typename T2, typename T4>
+  void multiply(bool adjoint, index_t n);
+  template <typename T>
+  const complex_t<T>* spectrum() const;
+  template <typename T>
+  std::optional<Transforms<T>>& transforms();
+  template <typename T>
+  void make_transforms();
+  void compute_spectrum(std::span<const double> first_column, std::span<const double> first_row);
+  void choose_gemv_kernels();
+  /// Event k of a pass (profiling only): 0 start, 1 padded, 2 transformed, 3 reordered,
+  /// 4 multiplied, 5 reordered back, 6 transformed back, 7 unpadded.
+  void mark(int k);
+  void add_pass_times();
+
+  Shape shape_;
+  PrecisionConfig precision_;
+  PlanOptions options_;
+  index_t nw_, ld_, max_blocks_, group_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
+  std::array<cudaEvent_t, 8> marks_{};
+  std::array<bool, 2> use_fused_{true, true};  // F, F*
+
+  DeviceMemory spectrum64_, spectrum32_;  // F^ [w][Nd][ld], complex
+  DeviceMemory padded_;    // [group][blocks][2Nt] real, zero second halves (never written)
+  DeviceMemory spec_in_;   // [group][blocks][Nt+1] complex (cuFFT output), or GEMM output
+  DeviceMemory spec_out_;  // [group][blocks][Nt+1] complex, inverse FFT in place; or GEMM input
+  DeviceMemory x_, y_, middle_;  // [group][blocks][Nt] FP64: host staging and F x inside F*F
+  DeviceMemory fft_work_, cublas_work_;
+  std::optional<Transforms<float>> transforms32_;
+  std::optional<Transforms<double>> transforms64_;
+
+  cudaGraphExec_t graph_ = nullptr;
+  struct GraphKey {
+    Op op;
+    const double* x;
+    double* y;
+    index_t nrhs;
+    bool operator==(const GraphKey&) const = default;
+  };
+  std::optional<GraphKey> graph_key_;
+  PhaseTimes times_;
+};
+
+CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const double> first_row,
+                       const Shape& shape, const PlanOptions& options,
+                       const PrecisionConfig& precision)
+    : shape_(shape),
+      precision_(precision),
+      options_(options),
+      nw_(shape.frequencies()),
+      ld_(shape.nm + shape.nm % 2),
+      max_blocks_(std::max(shape.nd, shape.nm)) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || options.device < 0 ||
+      options.device >= devices) {
+    (void)cudaGetLastError();
+    throw Error("CUDA device " + std::to_string(options.device) + " is not available (" +
+                std::to_string(devices) + " visible); use the CPU backend or another device");
+  }
+  if (nw_ > 65535 || shape.nd > 65535)
+    throw Error("the CUDA backend supports Nt <= 65534 and Nd <= 65535 per device, got " +
+                shape.str() + "; split the operator over a process grid");
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(options.device));
+
+  // Memory: F^ (and its FP32 copy), then as many right-hand sides per pass as fit in half of
+  // what is left, at most max_rhs.
+  const double spectrum_bytes = double(nw_) * shape.nd * ld_ * sizeof(double2);
+  const double spectrum32_bytes =
+      precision[Phase::Gemv] == Precision::Single ? spectrum_bytes / 2 : 0.0;
+  const double per_rhs =
+      double(max_blocks_) * (2.0 * shape.nt * 8 + 2.0 * nw_ * sizeof(double2) + 3.0 * shape.nt * 8);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SHIFTOP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const double fixed = spectrum_bytes + spectrum32_bytes + per_rhs + 64e6;  // + cuFFT/cuBLAS
+  if (fixed > double(free_bytes))
+    throw Error("the plan for " + shape.str() + " needs " + gigabytes(fixed) +
+                " of device memory (F^ " + gigabytes(spectrum_bytes + spectrum32_bytes) +
+                ", workspaces " + gigabytes(per_rhs) + ") but device " +
+                std::to_string(options.device) + " has " + gigabytes(double(free_bytes)) +
+                " free; split the operator over more GPUs");
+  group_ = std::clamp<index_t>(static_cast<index_t>((double(free_bytes) - fixed) / 2 / per_rhs) + 1,
+                               1, options.max_rhs);
+
+  SHIFTOP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  SHIFTOP_CUDA_CHECK(cublasCreate(&cublas_));
+  SHIFTOP_CUDA_CHECK(cublasSetStream(cublas_, stream_));
+  // A workspace of our own keeps cuBLAS from allocating while a CUDA graph is captured.
+  cublas_work_ = DeviceMemory(std::size_t{32} << 20);
+  SHIFTOP_CUDA_CHECK(cublasSetWorkspace(cublas_, cublas_work_.as<void>(), cublas_work_.bytes()));
+  SHIFTOP_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+  SHIFTOP_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+  for (cudaEvent_t& mark : marks_)
+    SHIFTOP_CUDA_CHECK(cudaEventCreate(&mark));
+
+  const auto series = static_cast<std::size_t>(group_ * max_blocks_);
+  spectrum64_ = DeviceMemory(static_cast<std::size_t>(spectrum_bytes));
+  padded_ = DeviceMemory(series * 2 * shape.nt * sizeof(double));
+  spec_in_ = DeviceMemory(series * nw_ * sizeof(double2));
+  spec_out_ = DeviceMemory(series * nw_ * sizeof(double2));
+  x_ = DeviceMemory(series * shape.nt * sizeof(double));
+  y_ = DeviceMemory(series * shape.nt * sizeof(double));
+  middle_ = DeviceMemory(series * shape.nt * sizeof(double));
+
+  make_transforms<double>();
+  compute_spectrum(first_column, first_row);
+  set_precision(precision);
+}
+
+CudaEngine::~CudaEngine() {
+  if (graph_ != nullptr) cudaGraphExecDestroy(graph_);
+  for (cudaEvent_t mark : marks_)
+    if (mark != nullptr) cudaEventDestroy(mark);
+  if (fork_ != nullptr) cudaEventDestroy(fork_);
+  if (join_ != nullptr) cudaEventDestroy(join_);
+  if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+std::size_t CudaEngine::memory_bytes() const {
+  return spectrum64_.bytes() + spectrum32_.bytes() + padded_.bytes() + spec_in_.bytes() +
+         spec_out_.bytes() + x_.bytes() + y_.bytes() + middle_.bytes() + fft_work_.bytes() +
+         cublas_work_.bytes();
+}
+
+template <typename T>
+std::optional<Transforms<T>>& CudaEngine::transforms() {
+  if constexpr (sizeof(T) == 4)
+    return transforms32_;
+  else
+    return transforms64_;
+}
+
+template <typename T>
+void CudaEngine::make_transforms() {
+  std::optional<Transforms<T>>& slot = transforms<T>();
+  if (slot) return;
+  Transforms<T> made;
+  made.plans.reserve(8);
+  for (FftKind kind : {FftKind::Forward, FftKind::Inverse})
+    for (index_t blocks : {shape_.nd, shape_.nm})
+      for (index_t rhs : {index_t{1}, group_})
+        made.plans.emplace_back(kind, shape_.nt, blocks * rhs);
+  std::size_t need = 0;
+  for (const FftPlan<T>& plan : made.plans)
+    need = std::max(need, plan.work_bytes());
+  if (need > fft_work_.bytes()) {
+    fft_work_ = DeviceMemory(need);
+    // Plans made earlier point at the old area.
+    const auto repoint = [this](auto& existing) {
+      if (existing)
+        for (auto& plan : existing->plans)
+          plan.set_work_area(fft_work_.as<void>(), stream_);
+    };
+    repoint(transforms32_);
+    repoint(transforms64_);
+  }
+  for (FftPlan<T>& plan : made.plans)
+    plan.set_work_area(fft_work_.as<void>(), stream_);
+  slot = std::move(made);
+}
+
+void CudaEngine::compute_spectrum(std::span<const double> first_column,
+                                  std::span<const double> first_row) {
+  const index_t nt = shape_.nt, nm = shape_.nm;
+  double* col = x_.as<double>();
+  double* row = y_.as<double>();
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(spectrum64_.as<void>(), 0, spectrum64_.bytes(), stream_));
+  cuda::TransposeShape layout{
+      .p = 1, .q = nm, .nw = nw_, .block_p = 0, .freq_w = shape_.nd * ld_, .freq_p = 0};
+  // One observation block (Nm kernels) at a time: upload, circulant embedding, FFT, scale by
+  // 1/(2 Nt) (the inverse FFT's normalisation, folded in once) and reorder frequency-major.
+  for (index_t i = 0; i < shape_.nd; ++i) {
+    const auto offset = static_cast<std::size_t>(i * nm * nt);
+    const std::size_t bytes = static_cast<std::size_t>(nm * nt) * sizeof(double);
+    SHIFTOP_CUDA_CHECK(
+        cudaMemcpyAsync(col, first_column.data() + offset, bytes, cudaMemcpyHostToDevice, stream_));
+    if (!first_row.empty())
+      SHIFTOP_CUDA_CHECK(
+          cudaMemcpyAsync(row, first_row.data() + offset, bytes, cudaMemcpyHostToDevice, stream_));
+    cuda::circulant_columns(col, first_row.empty() ? nullptr : row, padded_.as<double>(), nm, nt,
+                            stream_);
+    transforms64_->get(FftKind::Forward, true, false)
+        .execute(padded_.as<void>(), spec_in_.as<void>());
+    cuda::to_frequency_major<double, double>(spec_in_.as<double2>(),
+                                             spectrum64_.as<double2>() + i * ld_, layout, false,
+                                             1.0 / double(shape_.padded_length()), stream_);
+  }
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaEngine::set_precision(const PrecisionConfig& precision) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(options_.device));
+  if (precision[Phase::Fft] == Precision::Single || precision[Phase::Ifft] == Precision::Single)
+    make_transforms<float>();
+  if (precision[Phase::Gemv] == Precision::Single) {
+    if (spectrum32_.bytes() == 0) {
+      spectrum32_ = DeviceMemory(spectrum64_.bytes() / 2);
+      cuda::cast_complex<double, float>(spectrum64_.as<double2>(), spectrum32_.as<float2>(),
+                                        nw_ * shape_.nd * ld_, stream_);
+    }
+  } else {
+    spectrum32_ = DeviceMemory();
+  }
+  precision_ = precision;
+  // The padded series are read as FP32 or FP64 rows: re-zero the padding for the new view.
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(padded_.as<void>(), 0, padded_.bytes(), stream_));
+  if (graph_ != nullptr) {
+    SHIFTOP_CUDA_CHECK(cudaGraphExecDestroy(graph_));
+    graph_ = nullptr;
+    graph_key_.reset();
+  }
+  choose_gemv_kernels();
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaEngine::choose_gemv_kernels() {
+  const bool measure =
+      options_.gemv == GemvKernel::Auto && options_.fft_planning == FftPlanning::Measure;
+  use_fused_ = {options_.gemv != GemvKernel::Cublas, options_.gemv != GemvKernel::Cublas};
+  if (!measure) return;
+  const bool profile = std::exchange(options_.profile, false);
+  cudaEvent_t start = marks_[0], stop = marks_[7];
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream_));
+  for (int adjoint = 0; adjoint < 2; ++adjoint) {
+    std::array<float, 2> best{1e30f, 1e30f};
+    for (int fused = 0; fused < 2; ++fused) {
+      use_fused_[adjoint] = fused == 1;
+      for (int rep = 0; rep < 3; ++rep) {
+        SHIFTOP_CUDA_CHECK(cudaEventRecord(start, stream_));
+        pass(adjoint == 1, x_.as<double>(), y_.as<double>(), 1);
+        SHIFTOP_CUDA_CHECK(cudaEventRecord(stop, stream_));
+        SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        best[fused] = std::min(best[fused], ms);
+      }
+    }
+    use_fused_[adjoint] = best[1] <= best[0];
+  }
+  options_.profile = profile;
+}
+
+template <typename T>
+const complex_t<T>* CudaEngine::spectrum() const {
+  if constexpr (sizeof(T) == 4)
+    return spectrum32_.as<float2>();
+  else
+    return spectrum64_.as<double2>();
+}
+
+template <typename T>
+void CudaEngine::forward(index_t blocks, index_t n) {
+  Transforms<T>& t = *transforms<T>();
+  const bool nm_blocks = blocks == shape_.nm;
+  if (n == 1 || n == group_) {
+    t.get(FftKind::Forward, nm_blocks, n != 1).execute(padded_.as<void>(), spec_in_.as<void>());
+    return;
+  }
+  for (index_t r = 0; r < n; ++r)
+    t.get(FftKind::Forward, nm_blocks, false)
+        .execute(padded_.as<T>() + r * blocks * 2 * shape_.nt,
+                 spec_in_.as<complex_t<T>>() + r * blocks * nw_);
+}
+
+template <typename T>
+void CudaEngine::inverse(index_t blocks, index_t n) {
+  Transforms<T>& t = *transforms<T>();
+  const bool nm_blocks = blocks == shape_.nm;
+  if (n == 1 || n == group_) {
+    t.get(FftKind::Inverse, nm_blocks, n != 1).execute(spec_out_.as<void>(), spec_out_.as<void>());
+    return;
+  }
+  for (index_t r = 0; r < n; ++r) {
+    complex_t<T>* series = spec_out_.as<complex_t<T>>() + r * blocks * nw_;
+    t.get(FftKind::Inverse, nm_blocks, false).execute(series, series);
+  }
+}
+
+template <typename T3, typename T2, typename T4>
+void CudaEngine::multiply(bool adjoint, index_t n) {
+  const index_t nd = shape_.nd, nm = shape_.nm;
+  if (n == 1 && use_fused_[adjoint ? 1 : 0]) {
+    mark(3);
+    cuda::gemv_fused<T3, T2, T4>(
+        adjoint, spectrum<T3>(), {.nd = nd, .nm = nm, .ld = ld_, .nw = nw_},
+        spec_in_.as<complex_t<T2>>(), spec_out_.as<complex_t<T4>>(), stream_);
+    mark(4);
+    mark(5);
+    return;
+  }
+  // Frequency-major vectors for cuBLAS. F* uses conj(F^[w]^H x) = M conj(x), with M the
+  // column-major view of F^[w] (Nm x Nd, lda = ld): the reorderings conjugate on the way.
+  const index_t in_b = adjoint ? nd : nm, out_b = adjoint ? nm : nd;
+  complex_t<T3>* xs = spec_out_.as<complex_t<T3>>();
+  complex_t<T3>* ys = spec_in_.as<complex_t<T3>>();
+  cuda::to_frequency_major<T2, T3>(
+      spec_in_.as<complex_t<T2>>(), xs,
+      {.p = n, .q = in_b, .nw = nw_, .block_p = in_b * nw_, .freq_w = n * in_b, .freq_p = in_b},
+      adjoint, 1.0, stream_);
+  mark(3);
+  const auto i = [](index_t v) { return static_cast<int>(v); };
+  const cublasOperation_t op = adjoint ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const long long stride_a = nd * ld_;
+  if (n == 1)
+    gemv_batched(cublas_, op, i(nm), i(nd), spectrum<T3>(), ld_, stride_a, xs, in_b, ys, out_b,
+                 i(nw_));
+  else
+    gemm_batched(cublas_, op, i(out_b), i(n), i(in_b), spectrum<T3>(), ld_, stride_a, xs, i(in_b),
+                 n * in_b, ys, i(out_b), n * out_b, i(nw_));
+  mark(4);
+  cuda::from_frequency_major<T3, T4>(
+      ys, spec_out_.as<complex_t<T4>>(),
+      {.p = n, .q = out_b, .nw = nw_, .block_p = out_b * nw_, .freq_w = n * out_b, .freq_p = out_b},
+      adjoint, stream_);
+  mark(5);
+}
+
+void CudaEngine::mark(int k) {
+  if (options_.profile) SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[k], stream_));
+}
+
+void CudaEngine::add_pass_times() {
+  if (!options_.profile) return;
+  SHIFTOP_CUDA_CHECK(cudaEventSynchronize(marks_[7]));
+  const auto between = [this](int a, int b) {
+    float ms = 0;
+    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[a], marks_[b]));
+    return 1e-3 * ms;
+  };
+  times_[ApplyPhase::Pad] += between(0, 1);
+  times_[ApplyPhase::Fft] += between(1, 2);
+  times_[ApplyPhase::Layout] += between(2, 3) + between(4, 5);
+  times_[ApplyPhase::Gemv] += between(3, 4);
+  times_[ApplyPhase::Ifft] += between(5, 6);
+  times_[ApplyPhase::Unpad] += between(6, 7);
+}
+
+void CudaEngine::pass(bool adjoint, const double* x, double* y, index_t n) {
+  const PrecisionConfig& p = precision_;
+  const index_t in_b = adjoint ? shape_.nd : shape_.nm, out_b = adjoint ? shape_.nm : shape_.nd;
+  mark(0);
+  with_type(p[Phase::Pad], [&](auto t1) {
+    with_type(p[Phase::Fft], [&](auto t2) {
+      using T2 = decltype(t2);
+      cuda::pad_and_cast<decltype(t1), T2>(x, padded_.as<T2>(), n * in_b, shape_.nt, stream_);
+      mark(1);
+      forward<T2>(in_b, n);
+      mark(2);
+    });
+  });
+  with_type(p[Phase::Gemv], [&](auto t3) {
+    with_type(p[Phase::Fft], [&](auto t2) {
+      with_type(p[Phase::Ifft],
+                [&](auto t4) { multiply<decltype(t3), decltype(t2), decltype(t4)>(adjoint, n); });
+    });
+  });
+  with_type(p[Phase::Ifft], [&](auto t4) {
+    using T4 = decltype(t4);
+    inverse<T4>(out_b, n);
+    mark(6);
+    with_type(p[Phase::Unpad], [&](auto t5) {
+      cuda::unpad_and_cast<T4, decltype(t5)>(spec_out_.as<T4>(), 2 * nw_, y, n * out_b, shape_.nt,
+                                             stream_);
+    });
+  });
+  mark(7);
+  add_pass_times();
+}
+
+void CudaEngine::run(Op op, const double* x, double* y, index_t nrhs) {
+  const index_t nt = shape_.nt, in_b = input_blocks(op, shape_), out_b = output_blocks(op, shape_);
+  double* middle = middle_.as<double>();
+  for (index_t r0 = 0; r0 < nrhs; r0 += group_) {
+    const index_t n = std::min(group_, nrhs - r0);
+    const double* xg = x + r0 * in_b * nt;
+    double* yg = y + r0 * out_b * nt;
+    switch (op) {
+      case Op::F:
+        pass(false, xg, yg, n);
+        break;
+      case Op::Fadj:
+        pass(true, xg, yg, n);
+        break;
+      case Op::FadjF:
+        pass(false, xg, middle, n);
+        pass(true, middle, yg, n);
+        break;
+      case Op::FFadj:
+        pass(true, xg, middle, n);
+        pass(false, middle, yg, n);
+        break;
+    }
+  }
+}
+
+void CudaEngine::apply(Op op, const double* x, double* y, index_t nrhs) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(options_.device));
+  times_ = {};
+  const index_t nt = shape_.nt, in_b = input_blocks(op, shape_), out_b = output_blocks(op, shape_);
+  for (index_t r0 = 0; r0 < nrhs; r0 += group_) {
+    const index_t n = std::min(group_, nrhs - r0);
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(x_.as<double>(), x + r0 * in_b * nt,
+                                       static_cast<std::size_t>(n * in_b * nt) * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream_));
+    run(op, x_.as<double>(), y_.as<double>(), n);
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(y + r0 * out_b * nt, y_.as<double>(),
+                                       static_cast<std::size_t>(n * out_b * nt) * sizeof(double),
+                                       cudaMemcpyDeviceToHost, stream_));
+  }
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaEngine::apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(options_.device));
+  times_ = {};
+  const auto user = static_cast<cudaStream_t>(stream);
+  SHIFTOP_CUDA_CHECK(cudaEventRecord(fork_, user));
+  SHIFTOP_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_));
+  if (options_.cuda_graphs && !options_.profile) {
+    const GraphKey key{op, x, y, nrhs};
+    if (!graph_key_ || !(*graph_key_ == key)) {
+      if (graph_ != nullptr) SHIFTOP_CUDA_CHECK(cudaGraphExecDestroy(graph_));
+      graph_ = nullptr;
+      graph_key_.reset();
+      cudaGraph_t graph = nullptr;
+      SHIFTOP_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      try {
+        run(op, x, y, nrhs);
+      } catch (...) {
+        cudaStreamEndCapture(stream_, &graph);
+        if (graph != nullptr) cudaGraphDestroy(graph);
+        throw;
+      }
+      SHIFTOP_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+      const cudaError_t made = cudaGraphInstantiate(&graph_, graph, 0);
+      cudaGraphDestroy(graph);
+      SHIFTOP_CUDA_CHECK(made);
+      graph_key_ = key;
+    }
+    SHIFTOP_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+  } else {
+    run(op, x, y, nrhs);
+  }
+  SHIFTOP_CUDA_CHECK(cudaEventRecord(join_, stream_));
+  SHIFTOP_CUDA_CHECK(cudaStreamWaitEvent(user, join_));
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(std::span<const double> first_column,
+                                         std::span<const double> first_row, const Shape& shape,
+                                         const PlanOptions& options,
+                                         const PrecisionConfig& precision) {
+  return std::make_unique<CudaEngine>(first_column, first_row, shape, options, precision);
+}
+
+}  // namespace shiftop::btt

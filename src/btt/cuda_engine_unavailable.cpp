@@ -1,0 +1,12 @@
+// Built instead of cuda_engine.cu when shiftop is configured without CUDA.
+#include "btt/cuda_engine.hpp"
+#include "core/error.hpp"
+
+namespace shiftop::btt {
+
+std::unique_ptr<Engine> make_cuda_engine(std::span<const double>, std::span<const double>,
+                                         const Shape&, const PlanOptions&, const PrecisionConfig&) {
+  fail("this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use the CPU backend");
+}
+
+}  // namespace shiftop::btt

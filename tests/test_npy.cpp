@@ -316,6 +316,13 @@ TEST(NpyHeaderTest, CorruptHeadersOnlyRaiseShiftopErrors) {
   }
 }
 
+// Found by tests/fuzz/fuzz_npy_header: count() multiplied the dimensions in order, overflowing
+// before it reached the 0 (undefined behaviour, which the sanitizer build turns into a failure).
+TEST(NpyHeaderTest, ZeroDimensionGivesCountZeroWhateverTheOthers) {
+  const std::string bytes = npy_bytes(dict("<f8", "False", "(2147, 7699676992949626, 0)"), "", 1);
+  EXPECT_EQ(parse_npy_header(bytes, "empty.npy").count(), 0);
+}
+
 TEST_F(NpyTest, WriteIntoMissingDirectoryThrowsAndLeavesNothing) {
   const std::string file = path("missing/out.npy");
   const std::string message =

@@ -1,34 +1,29 @@
 // `shiftop bench`: times one operation of a random operator phase by phase and reports it against
 // the floor bytes(F^) / memory bandwidth measured in the same run: the read bandwidth of the CPU,
-// or the device-to-device copy bandwidth of the GPU.
+// or the device-to-device copy bandwidth of the GPU. Under mpiexec, or with --grid, it runs on a
+// process grid instead (bench_distributed.cpp).
 #include <fmt/core.h>
 
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "bench.hpp"
 #include "btt/direct_product.hpp"
 #include "btt/plan.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
+#include "mpi_launch.hpp"
 #include "random_operator.hpp"
+#include "runner.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "backend/cuda/device.hpp"
 #endif
 
 namespace shiftop::app {
 namespace {
-
-struct BenchOptions {
-  index_t nd = 20, nm = 2000, nt = 500, nrhs = 1;
-  std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto";
-  int threads = 0, repetitions = 20, warmup = 3, device = 0;
-  bool json = false, direct = false, estimate = false, profile = false, graphs = false;
-  bool check = false;
-};
 
 btt::GemvKernel parse_gemv(const std::string& text) {
   if (text == "auto") return btt::GemvKernel::Auto;
@@ -37,80 +32,12 @@ btt::GemvKernel parse_gemv(const std::string& text) {
   fail("--gemv: expected auto, fused or cublas, got '{}'", text);
 }
 
-/// Runs the operation on the plan's backend: host arrays on the CPU, device arrays on the GPU
-/// (so that the timing excludes host-device copies), waiting for completion.
-class Runner {
- public:
-  Runner(btt::Plan& plan, Op op, const std::vector<double>& x, std::vector<double>& y, index_t nrhs,
-         bool cuda, int device)
-      : plan_(plan), op_(op), x_(x), y_(y), nrhs_(nrhs), device_(device) {
-    if (!cuda) return;
-#ifdef SHIFTOP_HAVE_CUDA
-    dx_ = std::make_unique<cuda::DeviceArray>(x.size(), device);
-    dy_ = std::make_unique<cuda::DeviceArray>(y.size(), device);
-    dx_->upload(x.data());
-    std::vector<double> poison(y.size(), std::numeric_limits<double>::quiet_NaN());
-    dy_->upload(poison.data());
-#else
-    fail("--backend cuda: this shiftop was built without CUDA");
-#endif
-  }
-  void apply() {
-#ifdef SHIFTOP_HAVE_CUDA
-    if (dx_) {
-      plan_.apply_device(op_, dx_->data(), dy_->data(), nrhs_);
-      cuda::synchronize(device_);
-      return;
-    }
-#endif
-    plan_.apply(op_, x_, y_, nrhs_);
-  }
-  /// The output of the last apply, in host memory.
-  const std::vector<double>& result() {
-#ifdef SHIFTOP_HAVE_CUDA
-    if (dy_) dy_->download(y_.data());
-#endif
-    return y_;
-  }
-
- private:
-  btt::Plan& plan_;
-  Op op_;
-  const std::vector<double>& x_;
-  std::vector<double>& y_;
-  index_t nrhs_;
-  int device_;
-#ifdef SHIFTOP_HAVE_CUDA
-  std::unique_ptr<cuda::DeviceArray> dx_, dy_;
-#endif
-};
-
-/// Bytes of F^ read by one apply: Nt+1 frequencies of an Nd x Nm complex matrix in the phase-3
-/// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*.
-double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes) {
-  const double element = p[Phase::Gemv] == Precision::Single ? 8.0 : 16.0;
-  const double halves = (op == Op::FadjF || op == Op::FFadj) ? 2.0 : 1.0;
-  return static_cast<double>(s.frequencies()) * static_cast<double>(s.nd * s.nm) * element *
-         halves * static_cast<double>(passes);
-}
-
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
   const Op op = parse_op(o.op);
-  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
-          o.backend);
-  const bool cuda = o.backend == "cuda";
-  const btt::PlanOptions options{
-      .backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
-      .precision = o.precision,
-      .threads = o.threads,
-      .max_rhs = std::min<index_t>(o.nrhs, cuda ? 64 : 16),
-      .fft_planning = o.estimate ? btt::FftPlanning::Estimate : btt::FftPlanning::Measure,
-      .device = o.device,
-      .gemv = parse_gemv(o.gemv),
-      .profile = o.profile,
-      .cuda_graphs = o.graphs};
+  const btt::PlanOptions options = plan_options(o);
+  const bool cuda = options.backend == btt::Backend::Cuda;
   const auto progress = [&](const char* what) {
     if (!o.json) fmt::print(stderr, "[bench] {}...\n", what);
   };
@@ -245,6 +172,36 @@ void run(const BenchOptions& o) {
 
 }  // namespace
 
+btt::PlanOptions plan_options(const BenchOptions& o) {
+  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
+          o.backend);
+  const bool cuda = o.backend == "cuda";
+  return {.backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
+          .precision = o.precision,
+          .threads = o.threads,
+          .max_rhs = std::min<index_t>(o.nrhs, cuda ? 64 : 16),
+          .fft_planning = o.estimate ? btt::FftPlanning::Estimate : btt::FftPlanning::Measure,
+          .device = o.device,
+          .gemv = parse_gemv(o.gemv),
+          .profile = o.profile,
+          .cuda_graphs = o.graphs};
+}
+
+double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes) {
+  const double element = p[Phase::Gemv] == Precision::Single ? 8.0 : 16.0;
+  const double halves = (op == Op::FadjF || op == Op::FFadj) ? 2.0 : 1.0;
+  return static_cast<double>(s.frequencies()) * static_cast<double>(s.nd * s.nm) * element *
+         halves * static_cast<double>(passes);
+}
+
+#ifndef SHIFTOP_HAVE_MPI
+void run_distributed_bench(const BenchOptions&) {
+  fail(
+      "bench on a process grid (--grid, or under mpiexec): this shiftop was built without MPI; "
+      "install an MPI library (libopenmpi-dev) and rebuild");
+}
+#endif
+
 void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd =
@@ -282,7 +239,23 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--graphs", o->graphs, "GPU: replay the apply as a CUDA graph");
   cmd->add_flag("--check", o->check, "compare the output with the CPU backend in FP64");
   cmd->add_flag("--json", o->json, "print one JSON object on stdout");
-  cmd->callback([o] { run(*o); });
+  cmd->add_option("--grid", o->grid,
+                  "process grid PRxPC or auto (Algorithm 4), under mpiexec (the default there: "
+                  "auto); --nd/--nm/--nt are the global sizes");
+  cmd->add_flag("--weak", o->weak,
+                "with --grid PRxPC: --nd and --nm are per grid row and column (weak scaling)");
+  cmd->add_option("--probe-bytes", o->probe_bytes,
+                  "under MPI: bytes of the large all-reduce and broadcast that measure the "
+                  "collectives' bus bandwidth")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->callback([o, cmd] {
+    o->device_given = cmd->count("--device") > 0;
+    if (!o->grid.empty() || launched_by_mpi())
+      run_distributed_bench(*o);
+    else
+      run(*o);
+  });
 }
 
 }  // namespace shiftop::app

@@ -27,5 +27,9 @@ void add_demo_command(CLI::App& app);
 void add_matvec_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_info_command(CLI::App& app);
+void add_grid_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
+void add_model_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace shiftop::app

@@ -1,6 +1,7 @@
-// `shiftop demo`: the README's main job. A 2D heat equation's p2o map (Venkat et al. section 2.1)
-// is built by adjoint time stepping, then F and F* are applied both by time stepping (the
-// independent reference) and by shiftop's FFT plan; the differences and timings are printed.
+// `shiftop demo`: the README's main job. The p2o map of a 2D heat equation or a 2D acoustic wave
+// equation (Venkat et al. section 2.1) is built by adjoint time stepping, then F and F* are applied
+// both by time stepping (the independent reference) and by shiftop's FFT plan; the differences and
+// timings are printed.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -9,13 +10,28 @@
 #include "commands.hpp"
 #include "core/timer.hpp"
 #include "models/heat2d.hpp"
+#include "models/wave2d.hpp"
 #include "random_operator.hpp"
 
 namespace shiftop::app {
 namespace {
 
+struct ProblemSize {
+  index_t n, sources, sensors, nt, substeps;
+};
+
+// Each model's defaults show the regime the paper targets: many more parameters than sensors and
+// PDE time steps finer than the observations. For the wave, 400 observations of 3 CFL-limited
+// steps (a total time of about 3) let the waves cross the square and leave through the sponge.
+constexpr ProblemSize kHeatDefaults{
+    .n = 256, .sources = 200, .sensors = 10, .nt = 500, .substeps = 20};
+constexpr ProblemSize kWaveDefaults{
+    .n = 256, .sources = 200, .sensors = 10, .nt = 400, .substeps = 3};
+
 struct DemoOptions {
-  index_t n = 256, sources = 200, sensors = 10, nt = 500, substeps = 20;
+  std::string model = "heat2d";
+  /// 0: the model's default.
+  ProblemSize size{};
   std::string precision = "DDDDD";
   int threads = 0, repetitions = 10;
   bool json = false;
@@ -48,13 +64,9 @@ double time_median(int repetitions, F&& f) {
   return median(t);
 }
 
-void run(const DemoOptions& o) {
-  say(o,
-      "shiftop demo: 2D heat equation on a {}x{} grid, {} sources, {} sensors, {} observation "
-      "steps of {} PDE steps each\n",
-      o.n, o.n, o.sources, o.sensors, o.nt, o.substeps);
-  const models::Heat2d model =
-      models::Heat2d::with_default_layout(o.n, o.sources, o.sensors, o.nt, o.substeps);
+// Builds the kernels of `model`, then times and compares F and F* by time stepping and by shiftop.
+template <typename Model>
+void compare(const DemoOptions& o, const Model& model) {
   const Shape shape = model.shape();
 
   Stopwatch watch;
@@ -79,9 +91,9 @@ void run(const DemoOptions& o) {
   const double err_a = relative_difference(m_fft, m_step);
 
   if (o.json) {
-    nlohmann::ordered_json out{{"model", "heat2d"},
-                               {"grid", o.n},
-                               {"substeps", o.substeps},
+    nlohmann::ordered_json out{{"model", o.model},
+                               {"grid", o.size.n},
+                               {"substeps", o.size.substeps},
                                {"shape", {{"nd", shape.nd}, {"nm", shape.nm}, {"nt", shape.nt}}},
                                {"precision", plan.precision().str()},
                                {"kernel_build_s", kernel_seconds},
@@ -107,25 +119,60 @@ void run(const DemoOptions& o) {
              fft_a * 1e3, step_a / fft_a, err_a);
 }
 
+void run(DemoOptions o) {
+  const ProblemSize& defaults = o.model == "wave2d" ? kWaveDefaults : kHeatDefaults;
+  ProblemSize& size = o.size;
+  for (auto field : {&ProblemSize::n, &ProblemSize::sources, &ProblemSize::sensors,
+                     &ProblemSize::nt, &ProblemSize::substeps})
+    if (size.*field == 0) size.*field = defaults.*field;
+
+  if (o.model == "wave2d") {
+    const models::Wave2d model = models::Wave2d::with_default_layout(
+        size.n, size.sources, size.sensors, size.nt, size.substeps);
+    say(o,
+        "shiftop demo: 2D acoustic wave equation on a {}x{} grid (sponge {} points wide), {} "
+        "sources, {} sensors, {} observation steps of {} PDE steps each\n",
+        size.n, size.n, model.config().sponge_width, size.sources, size.sensors, size.nt,
+        size.substeps);
+    compare(o, model);
+    return;
+  }
+  say(o,
+      "shiftop demo: 2D heat equation on a {}x{} grid, {} sources, {} sensors, {} observation "
+      "steps of {} PDE steps each\n",
+      size.n, size.n, size.sources, size.sensors, size.nt, size.substeps);
+  compare(o, models::Heat2d::with_default_layout(size.n, size.sources, size.sensors, size.nt,
+                                                 size.substeps));
+}
+
 }  // namespace
 
 void add_demo_command(CLI::App& app) {
   auto o = std::make_shared<DemoOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("demo", "Heat-equation p2o map: shiftop's F and F* against time stepping");
-  cmd->add_option("--grid", o->n, "interior grid points per side")
+  CLI::App* cmd = app.add_subcommand(
+      "demo", "Heat- or wave-equation p2o map: shiftop's F and F* against time stepping");
+  const CLI::Validator known_model(
+      [](std::string& text) -> std::string {
+        if (text == "heat2d" || text == "wave2d") return {};
+        return "must be heat2d or wave2d, got '" + text + "'";
+      },
+      "heat2d|wave2d");
+  cmd->add_option("--model", o->model, "PDE whose p2o map is built: heat2d or wave2d")
       ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--sources", o->sources, "parameter blocks (source points)")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--sensors", o->sensors, "observation blocks (sensor points)")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--substeps", o->substeps, "PDE time steps per observation step")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--nt", o->nt, "observation time steps")->capture_default_str()->check(kPositive);
+      ->check(known_model);
+  // The problem sizes default per model; 0 in DemoOptions stands for "the model's default".
+  const auto size_option = [&](const char* name, index_t ProblemSize::*field,
+                               const char* description) {
+    cmd->add_option(name, o->size.*field,
+                    fmt::format("{} [heat2d: {}, wave2d: {}]", description, kHeatDefaults.*field,
+                                kWaveDefaults.*field))
+        ->check(kPositive);
+  };
+  size_option("--grid", &ProblemSize::n, "interior grid points per side");
+  size_option("--sources", &ProblemSize::sources, "parameter blocks (source points)");
+  size_option("--sensors", &ProblemSize::sensors, "observation blocks (sensor points)");
+  size_option("--substeps", &ProblemSize::substeps, "PDE time steps per observation step");
+  size_option("--nt", &ProblemSize::nt, "observation time steps");
   cmd->add_option("--precision", o->precision, "five-phase precision string")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all)")

@@ -1,4 +1,5 @@
-// `shiftop info`: what a file holds, and which CUDA devices this machine has.
+// `shiftop info`: what an operator or vector file holds (every format shiftop reads, from metadata
+// alone), and which CUDA devices this machine has.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -6,7 +7,10 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "io/file_kind.hpp"
 #include "io/npy.hpp"
+#include "io/operator_file.hpp"
+#include "io/vector_file.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "backend/cuda/device.hpp"
 #endif
@@ -30,16 +34,87 @@ std::string describe(const std::vector<index_t>& shape) {
   return "not an operator or vector layout shiftop reads (expected 2-D or 3-D)";
 }
 
+nlohmann::ordered_json details_json(
+    const std::vector<std::pair<std::string, std::string>>& details) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : details)
+    out[key] = value;
+  return out;
+}
+
+// .npy: the array's header, with what its shape can hold.
+nlohmann::ordered_json npy_json(const std::string& path) {
+  const io::NpyHeader header = io::read_npy_header(path);
+  const index_t itemsize = header.dtype == io::DType::Float64 ? 8 : 4;
+  return {{"file", path},
+          {"format", "npy"},
+          {"dtype", header.dtype == io::DType::Float64 ? "float64" : "float32"},
+          {"shape", header.shape},
+          {"bytes", header.count() * itemsize},
+          {"holds", describe(header.shape)}};
+}
+
+nlohmann::ordered_json operator_json(const std::string& path) {
+  const io::OperatorInfo info = io::inspect_operator(path);
+  return {{"file", path},
+          {"format", io::to_string(info.format)},
+          {"kind", "operator"},
+          {"shape", {{"nd", info.shape.nd}, {"nm", info.shape.nm}, {"nt", info.shape.nt}}},
+          {"triangular", info.triangular},
+          {"bytes", info.stored_bytes},
+          {"details", details_json(info.details)}};
+}
+
+nlohmann::ordered_json vector_json(const std::string& path) {
+  const io::VectorInfo info = io::inspect_vector(path);
+  return {{"file", path},
+          {"format", io::to_string(info.format)},
+          {"kind", "vector"},
+          {"nrhs", info.nrhs},
+          {"blocks", info.blocks},
+          {"nt", info.nt},
+          {"batched", info.batched},
+          {"space", io::to_string(info.space)},
+          {"details", details_json(info.details)}};
+}
+
+void print_text(const nlohmann::ordered_json& f) {
+  const std::string path = f["file"].get<std::string>();
+  if (f["format"] == "npy") {
+    fmt::print("{}: {} array of shape ({}), {} bytes\n  {}\n", path, f["dtype"].get<std::string>(),
+               fmt::join(f["shape"].get<std::vector<index_t>>(), ", "), f["bytes"].get<index_t>(),
+               f["holds"].get<std::string>());
+    return;
+  }
+  if (f["kind"] == "operator") {
+    const auto& s = f["shape"];
+    fmt::print("{}: {} operator (Nd={}, Nm={}, Nt={}), {}, {} bytes of kernels\n", path,
+               f["format"].get<std::string>(), s["nd"].get<index_t>(), s["nm"].get<index_t>(),
+               s["nt"].get<index_t>(),
+               f["triangular"].get<bool>() ? "block lower-triangular" : "general (first block row)",
+               f["bytes"].get<index_t>());
+  } else {
+    fmt::print("{}: {} vector, {}{} blocks x {} time steps, {} space\n", path,
+               f["format"].get<std::string>(),
+               f["batched"].get<bool>()
+                   ? fmt::format("{} right-hand sides x ", f["nrhs"].get<index_t>())
+                   : "",
+               f["blocks"].get<index_t>(), f["nt"].get<index_t>(), f["space"].get<std::string>());
+  }
+  for (const auto& [key, value] : f["details"].items())
+    fmt::print("  {}: {}\n", key, value.get<std::string>());
+}
+
 void run(const InfoOptions& o) {
+  require(!o.path.empty() || o.devices, "info needs a FILE or --devices");
   nlohmann::ordered_json out;
   if (!o.path.empty()) {
-    const io::NpyHeader header = io::read_npy_header(o.path);
-    out["file"] = o.path;
-    out["format"] = "npy";
-    out["dtype"] = header.dtype == io::DType::Float64 ? "float64" : "float32";
-    out["shape"] = header.shape;
-    out["bytes"] = header.count() * (header.dtype == io::DType::Float64 ? 8 : 4);
-    out["holds"] = describe(header.shape);
+    if (io::detect_operator_format(o.path) == io::OperatorFormat::Npy)
+      out = npy_json(o.path);
+    else if (io::detect_file_kind(o.path) == io::FileKind::Operator)
+      out = operator_json(o.path);
+    else
+      out = vector_json(o.path);
   }
   if (o.devices) {
     out["cuda_devices"] = nlohmann::json::array();
@@ -55,16 +130,11 @@ void run(const InfoOptions& o) {
            {"multiprocessors", d.multiprocessors}});
 #endif
   }
-  require(!o.path.empty() || o.devices, "info needs a FILE or --devices");
   if (o.json) {
     fmt::print("{}\n", out.dump());
     return;
   }
-  if (!o.path.empty())
-    fmt::print("{}: {} array of shape ({}), {} bytes\n  {}\n", o.path,
-               out["dtype"].get<std::string>(),
-               fmt::join(out["shape"].get<std::vector<index_t>>(), ", "),
-               out["bytes"].get<index_t>(), out["holds"].get<std::string>());
+  if (!o.path.empty()) print_text(out);
   if (o.devices) {
     if (out["cuda_devices"].empty()) fmt::print("no CUDA device visible\n");
     for (const auto& d : out["cuda_devices"])
@@ -79,7 +149,9 @@ void run(const InfoOptions& o) {
 void add_info_command(CLI::App& app) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand("info", "Describe an operator or vector file; list GPUs");
-  cmd->add_option("file", o->path, ".npy file to describe");
+  cmd->add_option("file", o->path,
+                  "file to describe: shiftop .h5 (operator or vector), FFTMatvec matrix directory "
+                  "or vector file, or .npy");
   cmd->add_flag("--devices", o->devices, "list the CUDA devices this machine has");
   cmd->add_flag("--json", o->json, "print one JSON object on stdout");
   cmd->callback([o] { run(*o); });

@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
   shiftop::app::add_matvec_command(app);
   shiftop::app::add_bench_command(app);
   shiftop::app::add_info_command(app);
+  shiftop::app::add_grid_command(app);
+  shiftop::app::add_convert_command(app);
+  shiftop::app::add_model_command(app);
+  shiftop::app::add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -382,6 +382,8 @@ class TemporaryFile {
 }  // namespace
 
 index_t NpyHeader::count() const {
+  // A zero dimension makes the count 0 even where the product of the others would overflow.
+  if (std::ranges::find(shape, 0) != shape.end()) return 0;
   return std::accumulate(shape.begin(), shape.end(), index_t{1}, std::multiplies<>());
 }
 

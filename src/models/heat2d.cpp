@@ -5,6 +5,7 @@
 #include <iterator>
 #include <utility>
 
+#include "core/available_memory.hpp"
 #include "core/error.hpp"
 
 namespace shiftop::models {
@@ -53,6 +54,10 @@ std::vector<index_t> regular_subgrid(index_t n, index_t col_begin, index_t col_e
 Heat2d::Heat2d(Heat2dConfig config) : config_(std::move(config)) {
   const index_t n = config_.n;
   require(n > 0, "heat2d: grid size n = {} must be positive", n);
+  // Two time levels of a solve, each (n+2)^2 doubles.
+  const double padded_points = static_cast<double>(n + 2) * static_cast<double>(n + 2);
+  require_available_memory(2 * 8 * padded_points,
+                           fmt::format("heat2d: the {}x{} grid's state", n, n));
   require(config_.nt > 0, "heat2d: number of time steps nt = {} must be positive", config_.nt);
   require(config_.substeps >= 1,
           "heat2d: substeps = {} must be at least 1 (PDE time steps per observation step)",
@@ -138,6 +143,7 @@ void Heat2d::step_transposed(const double* in, double* out) const {
 std::vector<double> Heat2d::kernels() const {
   const Shape s = shape();
   s.validate();
+  require_available_memory(8 * static_cast<double>(s.kernel_size()), "heat2d: the kernels");
   std::vector<double> result(static_cast<std::size_t>(s.kernel_size()));  // zero-initialised
   const double dt = config_.dt;
   const index_t substeps = config_.substeps;

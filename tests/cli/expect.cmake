@@ -1,5 +1,6 @@
 # Runs one shiftop command line and checks its exit status and output.
 #   -DCOMMAND="shiftop;matvec;..." -DEXPECT_FAILURE=ON|OFF -DPATTERN=<regex> [-DSINGLE_LINE_ERROR=ON]
+#   [-DABSENT=<glob>]: nothing may match it afterwards (no partial or temporary output left behind)
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err
   TIMEOUT 120)
 if(EXPECT_FAILURE)
@@ -20,4 +21,10 @@ elseif(NOT status EQUAL 0)
 endif()
 if(NOT "${out}${err}" MATCHES "${PATTERN}")
   message(FATAL_ERROR "output does not match '${PATTERN}'\nstdout: ${out}\nstderr: ${err}")
+endif()
+if(DEFINED ABSENT)
+  file(GLOB left_behind LIST_DIRECTORIES true "${ABSENT}")
+  if(left_behind)
+    message(FATAL_ERROR "expected nothing matching ${ABSENT}, found: ${left_behind}")
+  endif()
 endif()

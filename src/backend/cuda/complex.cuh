@@ -46,12 +46,19 @@ __device__ __forceinline__ void conj_multiply_add(C& acc, C a, C x) {
   acc.y = fma(a.x, x.y, fma(-a.y, x.x, acc.y));
 }
 
-/// Streaming load: F^ is read once per apply, so it should not evict the vectors from L2.
-__device__ __forceinline__ float2 load_streaming(const float2* p) {
-  return __ldcs(p);
+/// Complex values per 16-byte load: the widest load a thread can issue.
+template <typename T>
+inline constexpr int kPacket = static_cast<int>(16 / sizeof(complex_t<T>));
+
+/// out[0..kPacket) = p[0..kPacket) with one streaming 16-byte load (p 16-byte aligned): F^ is read
+/// once per apply, so it should not evict the vectors from L2.
+__device__ __forceinline__ void load_streaming(const double2* p, double2 (&out)[1]) {
+  out[0] = __ldcs(p);
 }
-__device__ __forceinline__ double2 load_streaming(const double2* p) {
-  return __ldcs(p);
+__device__ __forceinline__ void load_streaming(const float2* p, float2 (&out)[2]) {
+  const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
+  out[0] = {v.x, v.y};
+  out[1] = {v.z, v.w};
 }
 
 }  // namespace shiftop::cuda

@@ -1,0 +1,34 @@
+// `shiftop bench`: what its single-process run (bench.cpp) and its run on a process grid under
+// mpiexec (bench_distributed.cpp) share.
+#pragma once
+
+#include <string>
+
+#include "btt/plan.hpp"
+
+namespace shiftop::app {
+
+struct BenchOptions {
+  index_t nd = 20, nm = 2000, nt = 500, nrhs = 1;
+  std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto";
+  int threads = 0, repetitions = 20, warmup = 3, device = 0;
+  bool json = false, direct = false, estimate = false, profile = false, graphs = false;
+  bool check = false;
+  // Under MPI: the grid ("PRxPC" or "auto"; empty is auto), whether --nd/--nm are per grid row
+  // and column (weak scaling), the bytes of the bandwidth probe, and whether --device was given.
+  std::string grid;
+  bool weak = false, device_given = false;
+  index_t probe_bytes = index_t{256} << 20;
+};
+
+/// The plan options the flags ask for.
+btt::PlanOptions plan_options(const BenchOptions& o);
+
+/// Bytes of F^ read by one apply: Nt+1 frequencies of an Nd x Nm complex matrix in the phase-3
+/// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*.
+double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes);
+
+/// The run on a process grid (MPI_Init to MPI_Finalize inside).
+void run_distributed_bench(const BenchOptions& o);
+
+}  // namespace shiftop::app

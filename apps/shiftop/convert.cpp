@@ -1,0 +1,129 @@
+// `shiftop convert IN OUT`: operators and vectors between shiftop's .h5, FFTMatvec's matrix
+// directory and vector files, and .npy; optionally only some rows and parameter blocks of an
+// operator (read without reading the rest).
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "io/fftmatvec_format.hpp"
+#include "io/file_kind.hpp"
+#include "io/operator_file.hpp"
+#include "io/vector_file.hpp"
+
+namespace shiftop::app {
+namespace {
+
+struct ConvertOptions {
+  std::string input, output, to = "auto", rows, cols, space;
+  bool allow_nonfinite = false;
+};
+
+// "B:E", "B:" or ":E" (E exclusive), as in Python slices.
+io::BlockRange parse_range(const std::string& text, std::string_view option) {
+  const std::size_t colon = text.find(':');
+  const auto number = [&](std::string_view part, index_t empty) {
+    if (part.empty()) return empty;
+    index_t value = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    require(error == std::errc() && end == part.data() + part.size() && value >= 0,
+            "{}: '{}' is not a block range: expected B:E, B: or :E with non-negative integers",
+            option, text);
+    return value;
+  };
+  require(colon != std::string::npos,
+          "{}: '{}' is not a block range: expected B:E, B: or :E with non-negative integers",
+          option, text);
+  const std::string_view view(text);
+  return {number(view.substr(0, colon), 0), number(view.substr(colon + 1), -1)};
+}
+
+void convert_operator(const ConvertOptions& o) {
+  io::OperatorReadOptions read{.slice = {}, .allow_nonfinite = o.allow_nonfinite};
+  if (!o.rows.empty()) read.slice.rows = parse_range(o.rows, "--rows");
+  if (!o.cols.empty()) read.slice.cols = parse_range(o.cols, "--cols");
+  io::OperatorData op = io::read_operator(o.input, read);
+  // A block of a block Toeplitz operator is one too: written as a whole operator of its own.
+  op.full_shape = op.shape;
+  op.row_begin = op.col_begin = 0;
+  const io::OperatorFormat format = o.to == "auto"        ? io::output_operator_format(o.output)
+                                    : o.to == "shiftop"   ? io::OperatorFormat::Shiftop
+                                    : o.to == "fftmatvec" ? io::OperatorFormat::FFTMatvec
+                                                          : io::OperatorFormat::Npy;
+  // Formats other than shiftop's own have no place for free-form metadata: say what is dropped.
+  std::vector<std::string> dropped;
+  for (const auto& [key, value] : op.metadata) {
+    const bool fftmatvec_key = key == io::fftmatvec::kPrefixKey || key == io::fftmatvec::kP2qKey ||
+                               key == io::fftmatvec::kChecksumKey;
+    if (format == io::OperatorFormat::Npy ||
+        (format == io::OperatorFormat::FFTMatvec && !fftmatvec_key))
+      dropped.push_back(key);
+  }
+  io::write_operator(o.output, op, format);
+  fmt::print("{}: wrote the {} operator {} from {} ({}){}\n", o.output, io::to_string(format),
+             op.shape.str(), o.input, io::to_string(io::detect_operator_format(o.input)),
+             dropped.empty() ? std::string()
+                             : fmt::format("; metadata this format cannot hold was dropped: {}",
+                                           fmt::join(dropped, ", ")));
+}
+
+void convert_vector(const ConvertOptions& o) {
+  require(o.rows.empty() && o.cols.empty(),
+          "--rows/--cols select part of an operator: expected an operator, {} is a vector",
+          o.input);
+  io::VectorData vector = io::read_vector(o.input, {.allow_nonfinite = o.allow_nonfinite});
+  if (!o.space.empty()) {
+    const io::VectorSpace space =
+        o.space == "parameter" ? io::VectorSpace::Parameter : io::VectorSpace::Data;
+    require(vector.space == io::VectorSpace::Unknown || vector.space == space,
+            "--space {}: {} is a {}-space vector: expected the space it was written with", o.space,
+            o.input, io::to_string(vector.space));
+    vector.space = space;
+  }
+  const io::VectorFormat format = o.to == "auto"        ? io::output_vector_format(o.output)
+                                  : o.to == "shiftop"   ? io::VectorFormat::Shiftop
+                                  : o.to == "fftmatvec" ? io::VectorFormat::FFTMatvec
+                                                        : io::VectorFormat::Npy;
+  io::write_vector(o.output, vector, format);
+  fmt::print("{}: wrote the {} vector ({}{} blocks x {} steps, {} space) from {} ({})\n", o.output,
+             io::to_string(format), vector.batched ? fmt::format("{} x ", vector.nrhs) : "",
+             vector.blocks, vector.nt, io::to_string(vector.space), o.input,
+             io::to_string(io::detect_vector_format(o.input)));
+}
+
+void run(const ConvertOptions& o) {
+  if (io::detect_file_kind(o.input) == io::FileKind::Operator)
+    convert_operator(o);
+  else
+    convert_vector(o);
+}
+
+}  // namespace
+
+void add_convert_command(CLI::App& app) {
+  auto o = std::make_shared<ConvertOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "convert", "Convert an operator or vector between shiftop .h5, FFTMatvec and .npy");
+  cmd->add_option("input", o->input,
+                  "operator (shiftop .h5, FFTMatvec directory, 3-D .npy) or vector (shiftop .h5, "
+                  "FFTMatvec .h5, 2-D .npy)")
+      ->required();
+  cmd->add_option("output", o->output,
+                  "where to write; the format follows the name unless --to says otherwise: .h5 "
+                  "shiftop, .npy npy, any other name an FFTMatvec directory (operators)")
+      ->required();
+  cmd->add_option("--to", o->to, "output format")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "shiftop", "fftmatvec", "npy"}));
+  cmd->add_option("--rows", o->rows, "operator rows to keep, B:E (Python slice, E exclusive)");
+  cmd->add_option("--cols", o->cols, "operator parameter blocks to keep, B:E");
+  cmd->add_option("--space", o->space,
+                  "the space of a vector whose file does not say (needed for FFTMatvec output)")
+      ->check(CLI::IsMember({"parameter", "data"}));
+  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite, "copy NaN/Inf instead of refusing them");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace shiftop::app

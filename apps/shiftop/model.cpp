@@ -1,0 +1,169 @@
+// `shiftop model heat2d|wave2d`: writes the p2o map of a PDE model (src/models) as an operator
+// file, and optionally a smooth true parameter and the noisy data F m_true + noise it produces,
+// the inputs of an inversion demo.
+#include <fmt/core.h>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "btt/plan.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "io/operator_file.hpp"
+#include "io/vector_file.hpp"
+#include "models/heat2d.hpp"
+#include "models/wave2d.hpp"
+
+namespace shiftop::app {
+namespace {
+
+struct ModelOptions {
+  std::string model, output, truth, data;
+  index_t n = 64, sources = 32, sensors = 4, nt = 200, substeps = 1;
+  double noise = 0.01;
+  std::uint64_t seed = 1;
+};
+
+// m_j(t): a Gaussian pulse in time whose arrival and amplitude vary smoothly with the position
+// (x, y) of source j, so the parameter field is smooth in space and time.
+std::vector<double> smooth_parameter(const std::vector<index_t>& sources, index_t n, index_t nt) {
+  std::vector<double> m(sources.size() * static_cast<std::size_t>(nt));
+  const double h = 1.0 / static_cast<double>(n + 1);
+  for (std::size_t j = 0; j < sources.size(); ++j) {
+    const double x = static_cast<double>(sources[j] % n + 1) * h;
+    const double y = static_cast<double>(sources[j] / n + 1) * h;
+    const double centre = 0.3 + 0.4 * y;
+    const double amplitude = 1.0 + 0.5 * std::sin(2 * std::numbers::pi * x);
+    for (index_t t = 0; t < nt; ++t) {
+      const double tau = (static_cast<double>(t) + 0.5) / static_cast<double>(nt) - centre;
+      m[j * nt + t] = amplitude * std::exp(-tau * tau / (2 * 0.1 * 0.1));
+    }
+  }
+  return m;
+}
+
+// d = F m + noise, noise Gaussian with standard deviation `relative` times the RMS of F m.
+std::vector<double> noisy_data(const io::OperatorData& op, const std::vector<double>& m,
+                               double relative, std::uint64_t seed) {
+  btt::Plan plan = btt::Plan::create(op.first_column, op.shape,
+                                     {.max_rhs = 1, .fft_planning = btt::FftPlanning::Estimate});
+  std::vector<double> d(static_cast<std::size_t>(op.shape.nd * op.shape.nt));
+  plan.apply(Op::F, m, d);
+  double sum = 0;
+  for (const double v : d)
+    sum += v * v;
+  const double sigma = relative * std::sqrt(sum / static_cast<double>(d.size()));
+  std::mt19937_64 engine(seed);
+  std::normal_distribution<double> normal(0.0, sigma);
+  if (sigma > 0)
+    for (double& v : d)
+      v += normal(engine);
+  return d;
+}
+
+template <typename Model>
+io::OperatorData build(const ModelOptions& o, const Model& model, std::vector<index_t>& sources,
+                       double observation_interval) {
+  io::OperatorData op;
+  op.full_shape = op.shape = model.shape();
+  op.first_column = model.kernels();
+  const auto& config = model.config();
+  sources = config.sources;
+  op.metadata = {{"model", o.model},
+                 {"grid", fmt::format("{}", config.n)},
+                 {"substeps", fmt::format("{}", config.substeps)},
+                 {"pde_time_step", fmt::format("{}", config.dt)},
+                 {"observation_interval", fmt::format("{}", observation_interval)}};
+  return op;
+}
+
+void run(const ModelOptions& o) {
+  require(o.noise >= 0 && std::isfinite(o.noise), "--noise: expected a non-negative number, got {}",
+          o.noise);
+  std::vector<index_t> sources;
+  io::OperatorData op;
+  if (o.model == "heat2d") {
+    const auto model =
+        models::Heat2d::with_default_layout(o.n, o.sources, o.sensors, o.nt, o.substeps);
+    op = build(o, model, sources, static_cast<double>(model.config().substeps) * model.config().dt);
+  } else {
+    const auto model =
+        models::Wave2d::with_default_layout(o.n, o.sources, o.sensors, o.nt, o.substeps);
+    op = build(o, model, sources, model.observation_interval());
+  }
+  const io::OperatorFormat format = io::output_operator_format(o.output);
+  io::write_operator(o.output, op, format);
+  fmt::print("{}: wrote the {} p2o map {} ({} operator)\n", o.output, o.model, op.shape.str(),
+             io::to_string(format));
+  if (o.truth.empty() && o.data.empty()) return;
+
+  // Vectors go in the operator's family: FFTMatvec vector files next to an FFTMatvec directory.
+  const auto vector_format = [&](const std::string& path) {
+    const io::VectorFormat by_name = io::output_vector_format(path);
+    return format == io::OperatorFormat::FFTMatvec && by_name != io::VectorFormat::Npy
+               ? io::VectorFormat::FFTMatvec
+               : by_name;
+  };
+  const std::vector<double> m_true = smooth_parameter(sources, o.n, o.nt);
+  if (!o.truth.empty()) {
+    io::write_vector(o.truth,
+                     {.blocks = op.shape.nm,
+                      .nt = op.shape.nt,
+                      .values = m_true,
+                      .space = io::VectorSpace::Parameter,
+                      .metadata = {{"model", o.model}, {"content", "true parameter"}}},
+                     vector_format(o.truth));
+    fmt::print("{}: wrote the true parameter ({} blocks x {} steps)\n", o.truth, op.shape.nm,
+               op.shape.nt);
+  }
+  if (!o.data.empty()) {
+    io::write_vector(o.data,
+                     {.blocks = op.shape.nd,
+                      .nt = op.shape.nt,
+                      .values = noisy_data(op, m_true, o.noise, o.seed),
+                      .space = io::VectorSpace::Data,
+                      .metadata = {{"model", o.model},
+                                   {"content", "F m_true + noise"},
+                                   {"relative_noise", fmt::format("{}", o.noise)},
+                                   {"seed", fmt::format("{}", o.seed)}}},
+                     vector_format(o.data));
+    fmt::print("{}: wrote the data F m_true + noise ({} blocks x {} steps, noise {} of the RMS)\n",
+               o.data, op.shape.nd, op.shape.nt, o.noise);
+  }
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app) {
+  auto o = std::make_shared<ModelOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "model", "Write the p2o map of a PDE model (and optionally a true parameter and data)");
+  cmd->add_option("model", o->model, "heat2d or wave2d")
+      ->required()
+      ->check(CLI::IsMember({"heat2d", "wave2d"}));
+  cmd->add_option("-o,--output", o->output,
+                  "operator file: .h5 (shiftop), .npy, or a directory name (FFTMatvec)")
+      ->required();
+  cmd->add_option("--grid", o->n, "interior grid points per side")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--sources", o->sources, "parameters (point sources), Nm")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--sensors", o->sensors, "observation points, Nd")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--nt", o->nt, "observation time steps")->capture_default_str()->check(kPositive);
+  cmd->add_option("--substeps", o->substeps, "PDE time steps per observation step")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--truth", o->truth, "also write a smooth true parameter m_true here");
+  cmd->add_option("--data", o->data, "also write the data F m_true + noise here");
+  cmd->add_option("--noise", o->noise, "noise standard deviation relative to the RMS of F m_true")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the noise")->capture_default_str();
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace shiftop::app

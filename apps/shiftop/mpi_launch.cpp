@@ -1,0 +1,52 @@
+#include "mpi_launch.hpp"
+
+#include <cstdlib>
+
+#include "core/error.hpp"
+#ifdef SHIFTOP_HAVE_MPI
+#include "dist/mpi_check.hpp"
+#endif
+
+namespace shiftop::app {
+
+bool launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(variable) != nullptr) return true;
+  return false;
+}
+
+#ifdef SHIFTOP_HAVE_MPI
+MpiSession::MpiSession() {
+  int provided = 0;
+  require(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS,
+          "MPI_Init_thread failed");
+  try {
+    require(provided >= MPI_THREAD_FUNNELED,
+            "the MPI library gives thread level {}, shiftop needs MPI_THREAD_FUNNELED", provided);
+    dist::check_mpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+                    "MPI_Comm_set_errhandler");
+    dist::check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    dist::check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+    MPI_Comm node = MPI_COMM_NULL;
+    dist::check_mpi(
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+    int node_size = 1;
+    const int size_code = MPI_Comm_size(node, &node_size);
+    dist::check_mpi(MPI_Comm_free(&node), "MPI_Comm_free");
+    dist::check_mpi(size_code, "MPI_Comm_size");
+    dist::check_mpi(
+        MPI_Allreduce(&node_size, &ranks_per_node_, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+        "MPI_Allreduce");
+  } catch (...) {
+    MPI_Finalize();
+    throw;
+  }
+}
+
+MpiSession::~MpiSession() {
+  MPI_Finalize();
+}
+#endif
+
+}  // namespace shiftop::app

@@ -1,0 +1,37 @@
+// Whether the tool runs under an MPI launcher, and MPI for the commands that then run on a process
+// grid. A plain run (no launcher, no --grid) never initialises MPI.
+#pragma once
+
+#ifdef SHIFTOP_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace shiftop::app {
+
+/// True when an MPI launcher started this process: mpiexec/mpirun of Open MPI
+/// (OMPI_COMM_WORLD_SIZE), of MPICH, Intel MPI or Slurm's PMI (PMI_SIZE), or a PMIx launcher
+/// (PMIX_RANK).
+bool launched_by_mpi();
+
+#ifdef SHIFTOP_HAVE_MPI
+/// MPI_Init_thread (MPI_THREAD_FUNNELED: plans run OpenMP threads between the calling thread's
+/// MPI calls) for the lifetime of the object, then MPI_Finalize. Communicators on MPI_COMM_WORLD
+/// return errors instead of aborting.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  /// The most ranks that share a node (MPI_COMM_TYPE_SHARED): GPUs per node for Algorithm 4.
+  int ranks_per_node() const { return ranks_per_node_; }
+
+ private:
+  int rank_ = 0, size_ = 1, ranks_per_node_ = 1;
+};
+#endif
+
+}  // namespace shiftop::app

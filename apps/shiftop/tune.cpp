@@ -1,0 +1,191 @@
+// `shiftop tune`: all 32 five-phase precision configurations of F and F* on the user's operator
+// (or a random one), timed and compared with FP64 (mixed-precision paper, section 3.2 and 4.2):
+// prints the Pareto front of (time, error) and the fastest configuration under --tol, and writes
+// JSON and an SVG plot. The input vectors carry mantissa bits below FP32's, so that rounding the
+// input to FP32 (phase 1 in S) shows in the error.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "btt/plan.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/timer.hpp"
+#include "io/atomic_output.hpp"
+#include "io/operator_file.hpp"
+#include "pareto_plot.hpp"
+#include "random_operator.hpp"
+#include "runner.hpp"
+
+namespace shiftop::app {
+namespace {
+
+struct TuneOptions {
+  std::string operator_path, backend = "cpu", json_path, plot_path;
+  index_t nd = 20, nm = 2000, nt = 500;
+  double tolerance = 1e-7;
+  int repetitions = 10, threads = 0, device = 0;
+  bool allow_nonfinite = false;
+};
+
+/// Random values whose low 29 mantissa bits (those FP32 drops) are not all zero.
+std::vector<double> unrepresentable_in_fp32(index_t count, std::uint64_t seed) {
+  std::vector<double> values = random_values(count, seed);
+  for (double& v : values)
+    v = std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | 0x10000001ull);
+  return values;
+}
+
+/// Marks the configurations no other one beats in both time and error.
+void mark_front(std::vector<TunePoint>& points) {
+  for (TunePoint& p : points)
+    p.on_front = std::none_of(points.begin(), points.end(), [&](const TunePoint& q) {
+      return q.milliseconds <= p.milliseconds && q.relative_error <= p.relative_error &&
+             (q.milliseconds < p.milliseconds || q.relative_error < p.relative_error);
+    });
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  io::AtomicOutput out(path, io::AtomicOutput::Kind::File);
+  {
+    std::ofstream file(out.path(), std::ios::binary);
+    file << text;
+    require(file.good(), "{}: cannot write the file", path);
+  }
+  out.commit();
+}
+
+void run(const TuneOptions& o) {
+  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
+          o.backend);
+  require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
+  const bool cuda = o.backend == "cuda";
+  io::OperatorData a;
+  if (!o.operator_path.empty()) {
+    a = io::read_operator(o.operator_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
+  } else {
+    a.shape = a.full_shape = {o.nd, o.nm, o.nt};
+    a.shape.validate();
+    a.first_column = random_values(a.shape.kernel_size(), 1);
+  }
+  const Shape s = a.shape;
+  const btt::PlanOptions options{.backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
+                                 .threads = o.threads,
+                                 .max_rhs = 1,
+                                 .device = o.device};
+  fmt::print(stderr, "[tune] creating the plan for {} on {}\n", s.str(), o.backend);
+  btt::Plan plan = a.triangular
+                       ? btt::Plan::create(a.first_column, s, options)
+                       : btt::Plan::create_general(a.first_column, a.first_row, s, options);
+
+  nlohmann::ordered_json out;
+  out["shape"] = {{"nd", s.nd}, {"nm", s.nm}, {"nt", s.nt}};
+  out["operator"] = o.operator_path.empty() ? "random" : o.operator_path;
+  out["backend"] = o.backend;
+  out["tolerance"] = o.tolerance;
+  out["repetitions"] = o.repetitions;
+  std::vector<TunePanel> panels;
+  const auto configs = PrecisionConfig::all();
+  for (Op op : {Op::F, Op::Fadj}) {
+    const std::vector<double> x =
+        unrepresentable_in_fp32(input_blocks(op, s) * s.nt, op == Op::F ? 2 : 3);
+    std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
+    Runner runner(plan, op, x, y, 1, cuda, o.device);
+    std::vector<double> exact;
+    TunePanel panel{fmt::format("{} on {}", to_string(op), s.str()), {}, o.tolerance};
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+      plan.set_precision(configs[k].str());
+      runner.apply();  // warm-up, and the result
+      const std::vector<double>& result = runner.result();
+      if (k == 0) exact = result;  // configs[0] is DDDDD
+      double diff = 0, ref = 0;
+      for (std::size_t e = 0; e < exact.size(); ++e) {
+        diff += (result[e] - exact[e]) * (result[e] - exact[e]);
+        ref += exact[e] * exact[e];
+      }
+      std::vector<double> times;
+      Stopwatch watch;
+      for (int r = 0; r < o.repetitions; ++r) {
+        watch.lap();
+        runner.apply();
+        times.push_back(watch.lap());
+      }
+      const TunePoint point{configs[k].str(), median(times) * 1e3,
+                            ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff)};
+      require(std::isfinite(point.relative_error),
+              "tune: {} in {} gave a non-finite result (overflow in FP32?)", to_string(op),
+              point.precision);
+      fmt::print(stderr, "[tune] {:<4} {:2}/{} {} {:9.3f} ms  error {:.2e}\n", to_string(op), k + 1,
+                 configs.size(), point.precision, point.milliseconds, point.relative_error);
+      panel.points.push_back(point);
+    }
+    mark_front(panel.points);
+    const TunePoint& fp64 = panel.points.front();
+    const TunePoint* best = nullptr;
+    for (const TunePoint& p : panel.points)
+      if (p.relative_error <= o.tolerance && (!best || p.milliseconds < best->milliseconds))
+        best = &p;
+    fmt::print("{}: Pareto front (time, relative error vs FP64):\n", panel.title);
+    for (const TunePoint& p : panel.points)
+      if (p.on_front)
+        fmt::print("  {}  {:9.3f} ms  {:5.2f}x  {:.2e}{}\n", p.precision, p.milliseconds,
+                   fp64.milliseconds / p.milliseconds, p.relative_error,
+                   &p == best ? "  <- fastest under --tol" : "");
+    nlohmann::ordered_json entry;
+    for (const TunePoint& p : panel.points)
+      entry["configurations"].push_back({{"precision", p.precision},
+                                         {"median_ms", p.milliseconds},
+                                         {"relative_error", p.relative_error},
+                                         {"pareto", p.on_front}});
+    if (best) {
+      entry["fastest_under_tolerance"] = best->precision;
+      entry["speedup_over_fp64"] = fp64.milliseconds / best->milliseconds;
+      fmt::print("  fastest under {:.1e}: {} ({:.2f}x FP64)\n", o.tolerance, best->precision,
+                 fp64.milliseconds / best->milliseconds);
+    }
+    out["ops"][std::string(to_string(op))] = entry;
+    panels.push_back(std::move(panel));
+  }
+  if (!o.json_path.empty()) write_text(o.json_path, out.dump(2) + "\n");
+  if (!o.plot_path.empty()) write_text(o.plot_path, pareto_svg(panels));
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto o = std::make_shared<TuneOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Time all 32 precision configurations of F and F*; print the Pareto front");
+  cmd->add_option("--operator", o->operator_path,
+                  "operator file (.h5, .npy or FFTMatvec directory); default: random");
+  cmd->add_option("--nd", o->nd, "random operator: observation blocks")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--nm", o->nm, "random operator: parameter blocks")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--nt", o->nt, "random operator: time steps")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--tol", o->tolerance, "relative error allowed vs FP64")->capture_default_str();
+  cmd->add_option("--reps", o->repetitions, "timed repetitions per configuration")
+      ->capture_default_str()
+      ->check(kPositive);
+  cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device index")
+      ->capture_default_str()
+      ->check(kNonNegative);
+  cmd->add_option("--threads", o->threads, "CPU threads (0: all)")
+      ->capture_default_str()
+      ->check(kNonNegative);
+  cmd->add_option("--json", o->json_path, "write the results as JSON to this file");
+  cmd->add_option("--plot", o->plot_path, "write the error-vs-time plot as SVG to this file");
+  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite, "accept NaN/Inf in the operator");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace shiftop::app

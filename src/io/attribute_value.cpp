@@ -1,0 +1,60 @@
+#include "io/attribute_value.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace shiftop::io {
+namespace {
+
+// Untrusted text shown in a message: at most 32 bytes, non-printable bytes as '?'.
+std::string printable(std::string_view text) {
+  constexpr std::size_t kShown = 32;
+  std::string out(text.substr(0, kShown));
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte > 0x7e) c = '?';
+  }
+  if (text.size() > kShown) out += "...";
+  return out;
+}
+
+[[noreturn]] void not_a_count(std::string_view context, std::string_view found) {
+  fail("{}: expected a non-negative integer count of at most {}, got {}", context,
+       kMaxAttributeCount, found);
+}
+
+}  // namespace
+
+index_t attribute_to_count(const AttributeValue& value, std::string_view context) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) {
+    if (*integer < 0 || *integer > kMaxAttributeCount)
+      not_a_count(context, fmt::format("{}", *integer));
+    return *integer;
+  }
+  if (const auto* real = std::get_if<double>(&value)) {
+    // The comparisons are false for NaN, so NaN is refused with the rest.
+    if (!(*real >= 0 && *real <= static_cast<double>(kMaxAttributeCount) &&
+          std::floor(*real) == *real))
+      not_a_count(context, fmt::format("{}", *real));
+    return static_cast<index_t>(*real);
+  }
+  const std::string& text = std::get<std::string>(value);
+  index_t parsed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || parsed < 0 ||
+      parsed > kMaxAttributeCount)
+    not_a_count(context, fmt::format("the string '{}'", printable(text)));
+  return parsed;
+}
+
+std::string attribute_to_string(const AttributeValue& value) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) return fmt::format("{}", *integer);
+  if (const auto* real = std::get_if<double>(&value)) return fmt::format("{}", *real);
+  return std::get<std::string>(value);
+}
+
+}  // namespace shiftop::io

@@ -1,0 +1,56 @@
+// FFTMatvec's files (https://github.com/s769/FFTMatvec): the matrix directory and vector files.
+//
+// Matrix directory DIR (the one that contains binary/): binary/meta_adj (fftmatvec_meta.hpp) and
+// one HDF5 file per block row i, binary/<prefix><i, 6 digits>.h5, holding the 1-D float64
+// dataset "vec" of length Nm*Nt with vec[j*Nt + t] = f_ij[t] = (F_t)_ij: row i of the first block
+// column, parameter block outer, time inner (SOTI). Attributes of "vec": reindex, n_param (= Nm),
+// param_steps (= Nt), and checksum when meta_adj's checksum is not 0 (then they must be equal).
+// FFTMatvec then applies the block lower-triangular Toeplitz F exactly as shiftop does: zero-pad
+// to 2*Nt, FFT, multiply by F^ (F^^H for the adjoint), inverse FFT, keep the first Nt samples.
+//
+// The flags. Each block row is computed by one adjoint PDE solve, which runs backwards in time
+// and produces its output in the solver's own ordering. FFTMatvec's reader (Matrix::read_meta and
+// init_mat_from_file) refuses reindexed = 0 and reverse-dof = 0 and then uses each file as is,
+// as f_ij[0..Nt-1]: flags 1 and 1 say the file was already reordered into SOTI and into forward
+// lag order (the time reversal of the adjoint solve undone). FFTMatvec does not define the
+// layouts the 0 values would describe, so shiftop refuses them too rather than guess a
+// reordering, and writes 1 and 1. A block row's "reindex" attribute must be 1 for the same
+// reason; in a vector file FFTMatvec checks reindex against its SOTI flag (1: SOTI, 0: TOSI),
+// and shiftop reads only reindex = 1. "p2q" (0/1) labels the data space: parameter-to-observable
+// or parameter-to-quantity-of-interest; FFTMatvec marks the data-space vectors of a p2q map with
+// the attribute qoi = 1 and requires it on their input; shiftop matvec also refuses qoi = 1 data
+// for a p2o map, where FFTMatvec ignores the mark.
+//
+// FFTMatvec's own reader and writer use C int attributes; shiftop writes 32-bit integers and reads
+// any integer or integral float.
+#pragma once
+
+#include <string>
+
+#include "io/operator_file.hpp"
+#include "io/vector_file.hpp"
+
+namespace shiftop::io::fftmatvec {
+
+/// Metadata keys that carry meta_adj's prefix, p2q flag and checksum through other formats, so
+/// that FFTMatvec -> shiftop .h5 -> FFTMatvec reproduces the directory.
+inline constexpr std::string_view kPrefixKey = "fftmatvec_prefix";
+inline constexpr std::string_view kP2qKey = "fftmatvec_p2q";
+inline constexpr std::string_view kChecksumKey = "fftmatvec_checksum";
+/// Prefix of written block rows when the operator carries none.
+inline constexpr std::string_view kDefaultPrefix = "adj/vec_";
+
+/// Reads the rows and parameter blocks of `options.slice`: only those block-row files are opened,
+/// and only the columns [c0*Nt, c1*Nt) of each are read.
+OperatorData read_operator(const std::string& dir, const OperatorReadOptions& options);
+/// Writes the directory atomically (a temporary directory renamed into place). Refuses a general
+/// (non-triangular) operator, which FFTMatvec cannot represent.
+void write_operator(const std::string& dir, const OperatorData& op);
+/// Reads meta_adj and checks which block-row files exist; reads no values.
+OperatorInfo inspect_operator(const std::string& dir);
+
+VectorData read_vector(const std::string& path, const VectorReadOptions& options);
+void write_vector(const std::string& path, const VectorData& vector);
+VectorInfo inspect_vector(const std::string& path);
+
+}  // namespace shiftop::io::fftmatvec

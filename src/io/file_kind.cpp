@@ -1,0 +1,43 @@
+#include "io/file_kind.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "core/error.hpp"
+#include "io/hdf5.hpp"
+#include "io/npy.hpp"
+#include "io/operator_file.hpp"
+
+namespace shiftop::io {
+
+FileKind detect_file_kind(const std::string& path, FileKind prefer) {
+  switch (detect_operator_format(path)) {
+    case OperatorFormat::FFTMatvec:
+      return FileKind::Operator;
+    case OperatorFormat::Npy: {
+      const NpyHeader header = read_npy_header(path);
+      if (header.shape.size() == 2) return FileKind::Vector;
+      require(header.shape.size() == 3,
+              "{}: has shape ({}): expected operator kernels (Nd, Nm, Nt) or vectors (blocks, Nt) "
+              "or (nrhs, blocks, Nt)",
+              path, fmt::join(header.shape, ", "));
+      return prefer;
+    }
+    default:
+      break;
+  }
+  const h5::Handle file = h5::open_file(path);
+  if (h5::has_link(file.get(), "kernels", path)) return FileKind::Operator;
+  if (h5::has_link(file.get(), "vector", path) || h5::has_link(file.get(), "vec", path))
+    return FileKind::Vector;
+  const std::vector<std::string> names = h5::link_names(file.get(), path);
+  fail(
+      "{}: expected dataset 'kernels' (an operator), 'vector' (a shiftop vector) or 'vec' (an "
+      "FFTMatvec vector); it has {}",
+      path, names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(names, ", ")));
+}
+
+}  // namespace shiftop::io

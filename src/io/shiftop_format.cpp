@@ -1,0 +1,314 @@
+#include "io/shiftop_format.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "core/available_memory.hpp"
+#include "core/error.hpp"
+#include "io/atomic_output.hpp"
+#include "io/attribute_value.hpp"
+#include "io/consistency.hpp"
+#include "io/hdf5.hpp"
+#include "io/nonfinite.hpp"
+
+namespace shiftop::io::shiftop_h5 {
+namespace {
+
+constexpr const char* kKernels = "kernels";
+constexpr const char* kFirstRow = "first_row";
+constexpr const char* kVector = "vector";
+constexpr const char* kMetadata = "metadata";
+constexpr std::int64_t kFormatVersion = 1;
+
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+std::string dataset_context(const std::string& path, std::string_view name) {
+  return fmt::format("{}: dataset '{}'", path, name);
+}
+
+// "; it has vec (an FFTMatvec vector or block-row file)" and the like, for a missing dataset.
+std::string what_it_has(hid_t file, const std::string& path) {
+  const std::vector<std::string> names = h5::link_names(file, path);
+  if (names.empty()) return "; the file is empty";
+  std::string hint;
+  const auto has = [&](std::string_view name) {
+    return std::ranges::find(names, name) != names.end();
+  };
+  if (has("vec")) hint = " (an FFTMatvec vector or block-row file)";
+  if (has(kVector)) hint = " (a shiftop vector file)";
+  if (has(kKernels)) hint = " (a shiftop operator file)";
+  return fmt::format("; it has {}{}", fmt::join(names, ", "), hint);
+}
+
+std::optional<index_t> count_attribute(hid_t object, const std::string& name,
+                                       const std::string& path) {
+  const std::string context = fmt::format("{}: attribute '{}'", path, name);
+  const std::optional<AttributeValue> value = h5::read_attribute(object, name, path);
+  if (!value) return std::nullopt;
+  return attribute_to_count(*value, context);
+}
+
+std::optional<bool> flag_attribute(hid_t object, const std::string& name, const std::string& path) {
+  const std::optional<index_t> value = count_attribute(object, name, path);
+  if (!value) return std::nullopt;
+  require(*value <= 1, "{}: attribute '{}' is {}: expected 0 or 1", path, name, *value);
+  return *value == 1;
+}
+
+Metadata read_metadata(hid_t file, const std::string& path) {
+  Metadata metadata;
+  if (!h5::has_link(file, kMetadata, path)) return metadata;
+  const h5::Handle group = h5::open_group(file, kMetadata, path);
+  for (auto& [key, value] :
+       h5::read_attributes(group.get(), fmt::format("{}: group 'metadata'", path)))
+    metadata.emplace_back(key, attribute_to_string(value));
+  return metadata;
+}
+
+void write_metadata(hid_t file, const Metadata& metadata, const std::string& path) {
+  if (metadata.empty()) return;
+  const h5::Handle group = h5::create_group(file, kMetadata, path);
+  for (const auto& [key, value] : metadata) {
+    require(!key.empty() && !h5::has_attribute(group.get(), key, path),
+            "{}: metadata key '{}' is empty or repeated: expected unique, non-empty keys", path,
+            key);
+    h5::write_attribute(group.get(), key, value, path);
+  }
+}
+
+// Dimensions of a float64 dataset, checked for rank and non-empty extents.
+std::vector<index_t> float64_dims(hid_t dataset, const std::string& context,
+                                  std::span<const int> ranks, std::string_view layout) {
+  const std::vector<index_t> dims = h5::dataset_dims(dataset, context);
+  require(std::ranges::find(ranks, static_cast<int>(dims.size())) != ranks.end(),
+          "{}: has rank {} (shape ({})): expected {}", context, dims.size(), fmt::join(dims, ", "),
+          layout);
+  require(std::ranges::none_of(dims, [](index_t n) { return n == 0; }),
+          "{}: has an empty dimension (shape ({})): expected {}", context, fmt::join(dims, ", "),
+          layout);
+  h5::require_float64(dataset, context);
+  return dims;
+}
+
+// The operator layout of an open file: shape, triangularity, with the size attributes checked
+// against the dataset.
+struct Layout {
+  Shape shape;
+  bool triangular = true;
+};
+
+Layout read_layout(hid_t file, const std::string& path) {
+  require(h5::has_link(file, kKernels, path),
+          "{}: no dataset 'kernels': expected shiftop's operator file with dataset 'kernels' of "
+          "shape (Nd, Nm, Nt){}",
+          path, what_it_has(file, path));
+  const std::string context = dataset_context(path, kKernels);
+  const h5::Handle kernels = h5::open_dataset(file, kKernels, path);
+  constexpr std::array<int, 1> kRank3 = {3};
+  const std::vector<index_t> dims =
+      float64_dims(kernels.get(), context, kRank3, "rank 3, shape (Nd, Nm, Nt)");
+  const Layout layout{{dims[0], dims[1], dims[2]}, !h5::has_link(file, kFirstRow, path)};
+  require_indexable(layout.shape, context);
+  constexpr std::array<const char*, 3> kSizes = {"nd", "nm", "nt"};
+  for (std::size_t k = 0; k < kSizes.size(); ++k) {
+    const std::optional<index_t> size = count_attribute(file, kSizes[k], path);
+    require(!size || *size == dims[k],
+            "{}: attribute '{}' = {} disagrees with dataset 'kernels' of shape ({}): expected {}",
+            path, kSizes[k], size.value_or(0), fmt::join(dims, ", "), dims[k]);
+  }
+  const std::optional<bool> triangular = flag_attribute(file, "triangular", path);
+  require(!triangular || *triangular == layout.triangular,
+          "{}: attribute 'triangular' is {} but dataset 'first_row' is {}: expected {}", path,
+          triangular.value_or(false) ? 1 : 0, layout.triangular ? "absent" : "present",
+          layout.triangular ? "a 'first_row' dataset for a general operator"
+                            : "triangular = 0 with a 'first_row' dataset");
+  if (!layout.triangular) {
+    const h5::Handle row = h5::open_dataset(file, kFirstRow, path);
+    const std::vector<index_t> row_dims =
+        float64_dims(row.get(), dataset_context(path, kFirstRow), kRank3, "rank 3");
+    require(row_dims == dims, "{}: has shape ({}): expected the shape of 'kernels', ({})",
+            dataset_context(path, kFirstRow), fmt::join(row_dims, ", "), fmt::join(dims, ", "));
+  }
+  return layout;
+}
+
+std::vector<double> read_block(hid_t file, const char* name, const ResolvedSlice& slice, index_t nt,
+                               const std::string& path) {
+  const h5::Handle dataset = h5::open_dataset(file, name, path);
+  std::vector<double> values(static_cast<std::size_t>(slice.rows() * slice.cols() * nt));
+  const std::array<index_t, 3> offset = {slice.row_begin, slice.col_begin, 0};
+  const std::array<index_t, 3> count = {slice.rows(), slice.cols(), nt};
+  h5::read_doubles(dataset.get(), offset, count, values.data(), dataset_context(path, name));
+  return values;
+}
+
+void write_format_marker(hid_t file, std::string_view kind, const std::string& path) {
+  h5::write_attribute(file, "shiftop_format", std::string(kind), path);
+  h5::write_attribute(file, "format_version", kFormatVersion, path);
+}
+
+VectorSpace parse_space(const std::optional<AttributeValue>& value, const std::string& path) {
+  if (!value) return VectorSpace::Unknown;
+  const std::string text = attribute_to_string(*value);
+  if (text == "parameter") return VectorSpace::Parameter;
+  if (text == "data") return VectorSpace::Data;
+  fail("{}: attribute 'space' is '{}': expected 'parameter' or 'data'", path, text);
+}
+
+struct VectorLayout {
+  std::vector<index_t> dims;
+  VectorSpace space = VectorSpace::Unknown;
+  bool qoi = false;
+  std::int64_t checksum = 0;
+};
+
+VectorLayout read_vector_layout(hid_t file, const std::string& path) {
+  require(h5::has_link(file, kVector, path),
+          "{}: no dataset 'vector': expected shiftop's vector file with dataset 'vector' of shape "
+          "(blocks, Nt) or (nrhs, blocks, Nt){}",
+          path, what_it_has(file, path));
+  const h5::Handle dataset = h5::open_dataset(file, kVector, path);
+  constexpr std::array<int, 2> kRanks = {2, 3};
+  VectorLayout layout;
+  layout.dims = float64_dims(dataset.get(), dataset_context(path, kVector), kRanks,
+                             "rank 2 or 3, shape (blocks, Nt) or (nrhs, blocks, Nt)");
+  layout.space = parse_space(h5::read_attribute(file, "space", path), path);
+  layout.qoi = flag_attribute(file, "qoi", path).value_or(false);
+  if (const auto checksum = h5::read_attribute(file, "checksum", path)) {
+    const auto* integer = std::get_if<std::int64_t>(&*checksum);
+    require(integer != nullptr, "{}: attribute 'checksum' is '{}': expected an integer", path,
+            attribute_to_string(*checksum));
+    layout.checksum = *integer;
+  }
+  return layout;
+}
+
+}  // namespace
+
+OperatorData read_operator(const std::string& path, const OperatorReadOptions& options) {
+  const h5::Handle file = h5::open_file(path);
+  const Layout layout = read_layout(file.get(), path);
+  const ResolvedSlice slice = resolve_slice(options.slice, layout.shape, path);
+  OperatorData op;
+  op.full_shape = layout.shape;
+  op.shape = {slice.rows(), slice.cols(), layout.shape.nt};
+  op.row_begin = slice.row_begin;
+  op.col_begin = slice.col_begin;
+  op.triangular = layout.triangular;
+  require_available_memory(stored_bytes(op.shape, op.triangular),
+                           fmt::format("{}: reading the operator slice {}", path, op.shape.str()));
+  op.first_column = read_block(file.get(), kKernels, slice, op.shape.nt, path);
+  if (!op.triangular) op.first_row = read_block(file.get(), kFirstRow, slice, op.shape.nt, path);
+  if (!options.allow_nonfinite) {
+    require_finite_kernels(op.first_column, op.shape, op.row_begin, op.col_begin,
+                           dataset_context(path, kKernels));
+    if (!op.triangular)
+      require_finite_kernels(op.first_row, op.shape, op.row_begin, op.col_begin,
+                             dataset_context(path, kFirstRow));
+  }
+  require_consistent_lag_zero(op, path);
+  op.metadata = read_metadata(file.get(), path);
+  return op;
+}
+
+void write_operator(const std::string& path, const OperatorData& op) {
+  require_writable(op, path);
+  AtomicOutput output(path, AtomicOutput::Kind::File);
+  h5::Handle file = h5::create_file(output.path());
+  write_format_marker(file.get(), "operator", path);
+  h5::write_attribute(file.get(), "nd", op.shape.nd, path);
+  h5::write_attribute(file.get(), "nm", op.shape.nm, path);
+  h5::write_attribute(file.get(), "nt", op.shape.nt, path);
+  h5::write_attribute(file.get(), "triangular", std::int64_t{op.triangular ? 1 : 0}, path);
+  const std::array<index_t, 3> dims = {op.shape.nd, op.shape.nm, op.shape.nt};
+  h5::write_doubles(file.get(), kKernels, dims, op.first_column.data(), path);
+  if (!op.triangular) h5::write_doubles(file.get(), kFirstRow, dims, op.first_row.data(), path);
+  write_metadata(file.get(), op.metadata, path);
+  file.close(path);
+  output.commit();
+}
+
+OperatorInfo inspect_operator(const std::string& path) {
+  const h5::Handle file = h5::open_file(path);
+  const Layout layout = read_layout(file.get(), path);
+  OperatorInfo info{
+      .format = OperatorFormat::Shiftop,
+      .shape = layout.shape,
+      .triangular = layout.triangular,
+      .stored_bytes = static_cast<index_t>(stored_bytes(layout.shape, layout.triangular)),
+      .details = {}};
+  if (const auto version = h5::read_attribute(file.get(), "format_version", path))
+    info.details.emplace_back("format_version", attribute_to_string(*version));
+  for (auto& entry : read_metadata(file.get(), path))
+    info.details.push_back(std::move(entry));
+  return info;
+}
+
+VectorData read_vector(const std::string& path, const VectorReadOptions& options) {
+  const h5::Handle file = h5::open_file(path);
+  const VectorLayout layout = read_vector_layout(file.get(), path);
+  const std::vector<index_t>& dims = layout.dims;
+  VectorData vector;
+  vector.batched = dims.size() == 3;
+  vector.nrhs = vector.batched ? dims[0] : 1;
+  vector.blocks = dims[dims.size() - 2];
+  vector.nt = dims.back();
+  vector.space = layout.space;
+  vector.qoi = layout.qoi;
+  vector.checksum = layout.checksum;
+  const double count = static_cast<double>(vector.nrhs) * static_cast<double>(vector.blocks) *
+                       static_cast<double>(vector.nt);
+  require_available_memory(
+      8 * count, fmt::format("{}: reading the vector of shape ({})", path, fmt::join(dims, ", ")));
+  vector.values.resize(static_cast<std::size_t>(vector.nrhs * vector.blocks * vector.nt));
+  const h5::Handle dataset = h5::open_dataset(file.get(), kVector, path);
+  const std::vector<index_t> offset(dims.size(), 0);
+  h5::read_doubles(dataset.get(), offset, dims, vector.values.data(),
+                   dataset_context(path, kVector));
+  if (!options.allow_nonfinite)
+    require_finite_vectors(vector.values, vector.blocks, vector.nt, dataset_context(path, kVector));
+  vector.metadata = read_metadata(file.get(), path);
+  return vector;
+}
+
+void write_vector(const std::string& path, const VectorData& vector) {
+  require_writable(vector, path);
+  AtomicOutput output(path, AtomicOutput::Kind::File);
+  h5::Handle file = h5::create_file(output.path());
+  write_format_marker(file.get(), "vector", path);
+  if (vector.space != VectorSpace::Unknown)
+    h5::write_attribute(file.get(), "space", std::string(to_string(vector.space)), path);
+  if (vector.qoi) h5::write_attribute(file.get(), "qoi", std::int64_t{1}, path);
+  if (vector.checksum != 0) h5::write_attribute(file.get(), "checksum", vector.checksum, path);
+  std::vector<index_t> dims = {vector.blocks, vector.nt};
+  if (vector.batched || vector.nrhs != 1) dims.insert(dims.begin(), vector.nrhs);
+  h5::write_doubles(file.get(), kVector, dims, vector.values.data(), path);
+  write_metadata(file.get(), vector.metadata, path);
+  file.close(path);
+  output.commit();
+}
+
+VectorInfo inspect_vector(const std::string& path) {
+  const h5::Handle file = h5::open_file(path);
+  const VectorLayout layout = read_vector_layout(file.get(), path);
+  const std::vector<index_t>& dims = layout.dims;
+  VectorInfo info;
+  info.format = VectorFormat::Shiftop;
+  info.batched = dims.size() == 3;
+  info.nrhs = info.batched ? dims[0] : 1;
+  info.blocks = dims[dims.size() - 2];
+  info.nt = dims.back();
+  info.space = layout.space;
+  if (layout.qoi) info.details.emplace_back("qoi", "1");
+  if (layout.checksum != 0)
+    info.details.emplace_back("checksum", fmt::format("{}", layout.checksum));
+  for (auto& entry : read_metadata(file.get(), path))
+    info.details.push_back(std::move(entry));
+  return info;
+}
+
+}  // namespace shiftop::io::shiftop_h5

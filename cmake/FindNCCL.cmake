@@ -12,11 +12,21 @@ if(CUDAToolkit_LIBRARY_ROOT)
 endif()
 find_program(_nccl_python NAMES python3)
 if(_nccl_python)
+  # The wheel puts nccl.h and libnccl.so.2 under the 'nvidia' namespace package (nvidia/nccl, or
+  # nvidia/cu13 for CUDA 13 wheels).
   execute_process(
-    COMMAND ${_nccl_python} -c "import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])"
-    OUTPUT_VARIABLE _nccl_wheel OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _nccl_wheel_status)
-  if(_nccl_wheel_status EQUAL 0 AND _nccl_wheel)
-    list(APPEND _nccl_hints ${_nccl_wheel})
+    COMMAND ${_nccl_python} -c "import nvidia; print(';'.join(nvidia.__path__))"
+    OUTPUT_VARIABLE _nccl_nvidia OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+    RESULT_VARIABLE _nccl_nvidia_status)
+  if(_nccl_nvidia_status EQUAL 0)
+    foreach(_dir IN LISTS _nccl_nvidia)
+      file(GLOB _nccl_wheel_headers "${_dir}/*/include/nccl.h")
+      foreach(_header IN LISTS _nccl_wheel_headers)
+        get_filename_component(_root "${_header}" DIRECTORY)
+        get_filename_component(_root "${_root}" DIRECTORY)
+        list(APPEND _nccl_hints "${_root}")
+      endforeach()
+    endforeach()
   endif()
 endif()
 

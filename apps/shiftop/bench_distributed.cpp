@@ -36,18 +36,6 @@ namespace {
 using dist::Axis;
 using dist::Collective;
 
-double max_over_ranks(double value, MPI_Comm comm) {
-  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm),
-                  "MPI_Allreduce");
-  return value;
-}
-
-double min_over_ranks(double value, MPI_Comm comm) {
-  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MIN, comm),
-                  "MPI_Allreduce");
-  return value;
-}
-
 /// Runs one operation of the plan on its rank's vectors, host or device, and waits for it: on a
 /// GPU, x is uploaded once and the device output poisoned with NaN, as in the single-process
 /// bench (runner.hpp), so that the timings exclude host-device copies.

@@ -1,5 +1,6 @@
 // `shiftop matvec`: y = op(F) x for operators and vectors stored in files of any format shiftop
 // reads (io/operator_file.hpp, io/vector_file.hpp), FFTMatvec's matrix directories included.
+// Under mpiexec, or with --grid, on a process grid instead (matvec_distributed.cpp).
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -12,16 +13,11 @@
 #include "io/fftmatvec_format.hpp"
 #include "io/operator_file.hpp"
 #include "io/vector_file.hpp"
+#include "matvec.hpp"
+#include "mpi_launch.hpp"
 
 namespace shiftop::app {
 namespace {
-
-struct MatvecOptions {
-  std::string operator_path, row_path, input_path, output_path;
-  std::string op = "F", precision = "DDDDD", output_format = "auto";
-  int threads = 0;
-  bool json = false, allow_nonfinite = false;
-};
 
 // The space of the input and of the output of `op`.
 io::VectorSpace input_space(Op op) {
@@ -31,8 +27,8 @@ io::VectorSpace output_space(Op op) {
   return (op == Op::F || op == Op::FFadj) ? io::VectorSpace::Data : io::VectorSpace::Parameter;
 }
 
-std::string metadata_value(const io::OperatorData& a, std::string_view key) {
-  for (const auto& [name, value] : a.metadata)
+std::string metadata_value(const Metadata& metadata, std::string_view key) {
+  for (const auto& [name, value] : metadata)
     if (name == key) return value;
   return {};
 }
@@ -52,73 +48,22 @@ io::OperatorData read_operator(const MatvecOptions& o) {
   return a;
 }
 
-// FFTMatvec's own checks of an input vector against the operator (io/fftmatvec_format.hpp): the
-// space, the qoi mark of a parameter-to-QoI map's data, and the checksum.
-void check_input(const io::VectorData& x, const io::OperatorData& a, Op op,
-                 const MatvecOptions& o) {
-  const io::VectorSpace expected = input_space(op);
-  require(x.space == io::VectorSpace::Unknown || x.space == expected,
-          "{}: is a {}-space vector: {} expects a {}-space vector", o.input_path,
-          io::to_string(x.space), o.op, io::to_string(expected));
-  const index_t blocks = input_blocks(op, a.shape);
-  require(x.blocks == blocks && x.nt == a.shape.nt,
-          "{}: input of {} must have shape ({}, {}) or (nrhs, {}, {}), got {}({}, {})",
-          o.input_path, o.op, blocks, a.shape.nt, blocks, a.shape.nt,
-          x.batched ? fmt::format("{}, ", x.nrhs) : "", x.blocks, x.nt);
-  const bool p2q = metadata_value(a, io::fftmatvec::kP2qKey) == "1";
-  if (x.space == io::VectorSpace::Data)
-    require(x.qoi == p2q, "{}: {}: expected {} for the data of this {} operator", o.input_path,
-            x.qoi ? "qoi = 1" : "no qoi = 1 mark", p2q ? "qoi = 1" : "no qoi mark",
-            p2q ? "parameter-to-QoI" : "parameter-to-observable");
-  const std::string checksum = metadata_value(a, io::fftmatvec::kChecksumKey);
-  if (x.checksum != 0 && !checksum.empty() && checksum != "0")
-    require(fmt::format("{}", x.checksum) == checksum,
-            "{}: checksum {} does not match the operator's checksum {}: expected a vector of "
-            "this operator",
-            o.input_path, x.checksum, checksum);
-}
-
-io::VectorFormat output_format(const MatvecOptions& o) {
-  if (o.output_format == "shiftop") return io::VectorFormat::Shiftop;
-  if (o.output_format == "fftmatvec") return io::VectorFormat::FFTMatvec;
-  if (o.output_format == "npy") return io::VectorFormat::Npy;
-  // auto: .npy by name; otherwise the input's family, so FFTMatvec in gives FFTMatvec out.
-  const io::VectorFormat by_name = io::output_vector_format(o.output_path);
-  if (by_name == io::VectorFormat::Npy) return by_name;
-  return io::detect_vector_format(o.input_path) == io::VectorFormat::FFTMatvec
-             ? io::VectorFormat::FFTMatvec
-             : io::VectorFormat::Shiftop;
-}
-
 void run(const MatvecOptions& o) {
   const Op op = parse_op(o.op);
   Stopwatch watch;
   const io::OperatorData a = read_operator(o);
   const Shape& shape = a.shape;
   const io::VectorData x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite});
-  check_input(x, a, op, o);
+  check_input(x, shape, a.metadata, op, o);
   const io::VectorFormat format = output_format(o);
   const double read_seconds = watch.lap();
 
-  const btt::PlanOptions options{.precision = o.precision,
-                                 .threads = o.threads,
-                                 .max_rhs = std::min<index_t>(x.nrhs, 16),
-                                 .fft_planning = btt::FftPlanning::Estimate};
+  const btt::PlanOptions options = matvec_plan_options(o, x.nrhs);
   btt::Plan plan = a.triangular
                        ? btt::Plan::create(a.first_column, shape, options)
                        : btt::Plan::create_general(a.first_column, a.first_row, shape, options);
   const double plan_seconds = watch.lap();
-  io::VectorData y{.nrhs = x.nrhs,
-                   .blocks = output_blocks(op, shape),
-                   .nt = shape.nt,
-                   .batched = x.batched,
-                   .values = {},
-                   .space = output_space(op),
-                   .qoi = output_space(op) == io::VectorSpace::Data &&
-                          metadata_value(a, io::fftmatvec::kP2qKey) == "1",
-                   .checksum = 0,
-                   .metadata = {}};
-  y.values.resize(static_cast<std::size_t>(y.nrhs * y.blocks * y.nt));
+  io::VectorData y = output_vector(x, shape, a.metadata, op);
   plan.apply(op, x.values, y.values, x.nrhs);
   const double apply_seconds = watch.lap();
   io::write_vector(o.output_path, y, format);
@@ -147,6 +92,76 @@ void run(const MatvecOptions& o) {
 }
 
 }  // namespace
+
+btt::PlanOptions matvec_plan_options(const MatvecOptions& o, index_t nrhs) {
+  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
+          o.backend);
+  return {.backend = o.backend == "cuda" ? btt::Backend::Cuda : btt::Backend::Cpu,
+          .precision = o.precision,
+          .threads = o.threads,
+          .max_rhs = std::min<index_t>(nrhs, 16),
+          .fft_planning = btt::FftPlanning::Estimate};
+}
+
+void check_input(const io::VectorData& x, const Shape& shape, const Metadata& metadata, Op op,
+                 const MatvecOptions& o) {
+  const io::VectorSpace expected = input_space(op);
+  require(x.space == io::VectorSpace::Unknown || x.space == expected,
+          "{}: is a {}-space vector: {} expects a {}-space vector", o.input_path,
+          io::to_string(x.space), o.op, io::to_string(expected));
+  const index_t blocks = input_blocks(op, shape);
+  require(x.blocks == blocks && x.nt == shape.nt,
+          "{}: input of {} must have shape ({}, {}) or (nrhs, {}, {}), got {}({}, {})",
+          o.input_path, o.op, blocks, shape.nt, blocks, shape.nt,
+          x.batched ? fmt::format("{}, ", x.nrhs) : "", x.blocks, x.nt);
+  const bool p2q = metadata_value(metadata, io::fftmatvec::kP2qKey) == "1";
+  if (x.space == io::VectorSpace::Data)
+    require(x.qoi == p2q, "{}: {}: expected {} for the data of this {} operator", o.input_path,
+            x.qoi ? "qoi = 1" : "no qoi = 1 mark", p2q ? "qoi = 1" : "no qoi mark",
+            p2q ? "parameter-to-QoI" : "parameter-to-observable");
+  const std::string checksum = metadata_value(metadata, io::fftmatvec::kChecksumKey);
+  if (x.checksum != 0 && !checksum.empty() && checksum != "0")
+    require(fmt::format("{}", x.checksum) == checksum,
+            "{}: checksum {} does not match the operator's checksum {}: expected a vector of "
+            "this operator",
+            o.input_path, x.checksum, checksum);
+}
+
+io::VectorFormat output_format(const MatvecOptions& o) {
+  if (o.output_format == "shiftop") return io::VectorFormat::Shiftop;
+  if (o.output_format == "fftmatvec") return io::VectorFormat::FFTMatvec;
+  if (o.output_format == "npy") return io::VectorFormat::Npy;
+  // auto: .npy by name; otherwise the input's family, so FFTMatvec in gives FFTMatvec out.
+  const io::VectorFormat by_name = io::output_vector_format(o.output_path);
+  if (by_name == io::VectorFormat::Npy) return by_name;
+  return io::detect_vector_format(o.input_path) == io::VectorFormat::FFTMatvec
+             ? io::VectorFormat::FFTMatvec
+             : io::VectorFormat::Shiftop;
+}
+
+io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const Metadata& metadata,
+                             Op op) {
+  io::VectorData y{.nrhs = x.nrhs,
+                   .blocks = output_blocks(op, shape),
+                   .nt = shape.nt,
+                   .batched = x.batched,
+                   .values = {},
+                   .space = output_space(op),
+                   .qoi = output_space(op) == io::VectorSpace::Data &&
+                          metadata_value(metadata, io::fftmatvec::kP2qKey) == "1",
+                   .checksum = 0,
+                   .metadata = {}};
+  y.values.resize(static_cast<std::size_t>(y.nrhs * y.blocks * y.nt));
+  return y;
+}
+
+#ifndef SHIFTOP_HAVE_MPI
+void run_distributed_matvec(const MatvecOptions&) {
+  fail(
+      "matvec on a process grid (--grid, or under mpiexec): this shiftop was built without MPI; "
+      "install an MPI library (libopenmpi-dev) and rebuild");
+}
+#endif
 
 void add_matvec_command(CLI::App& app) {
   auto o = std::make_shared<MatvecOptions>();
@@ -178,7 +193,16 @@ void add_matvec_command(CLI::App& app) {
   cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
                 "accept NaN/Inf in the operator or input instead of refusing them");
   cmd->add_flag("--json", o->json, "print a JSON summary on stdout");
-  cmd->callback([o] { run(*o); });
+  cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--grid", o->grid,
+                  "process grid PRxPC or auto (Algorithm 4), under mpiexec (the default there: "
+                  "auto); every rank reads only its slice of the operator");
+  cmd->callback([o] {
+    if (!o->grid.empty() || launched_by_mpi())
+      run_distributed_matvec(*o);
+    else
+      run(*o);
+  });
 }
 
 }  // namespace shiftop::app

@@ -47,6 +47,18 @@ MpiSession::MpiSession() {
 MpiSession::~MpiSession() {
   MPI_Finalize();
 }
+
+double max_over_ranks(double value, MPI_Comm comm) {
+  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm),
+                  "MPI_Allreduce");
+  return value;
+}
+
+double min_over_ranks(double value, MPI_Comm comm) {
+  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MIN, comm),
+                  "MPI_Allreduce");
+  return value;
+}
 #endif
 
 }  // namespace shiftop::app

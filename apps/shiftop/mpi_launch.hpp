@@ -32,6 +32,10 @@ class MpiSession {
  private:
   int rank_ = 0, size_ = 1, ranks_per_node_ = 1;
 };
+
+/// The largest and the smallest `value` over the ranks of `comm` (collective).
+double max_over_ranks(double value, MPI_Comm comm);
+double min_over_ranks(double value, MPI_Comm comm);
 #endif
 
 }  // namespace shiftop::app

@@ -145,7 +145,7 @@ class DistributedPlan {
   int axis_size(Axis axis) const;
   index_t input_count(Op op, index_t nrhs) const;
   index_t output_count(Op op, index_t nrhs) const;
-  /// y = op(F) x on vectors in the plan's memory space, sizes checked.
+  /// y = op(F) x on vectors in the plan's memory space (sizes checked by the caller).
   void run(Op op, const double* x, double* y, index_t nrhs);
   /// Runs `collective` and adds its seconds to `seconds` (when collectives are timed).
   template <typename Work>

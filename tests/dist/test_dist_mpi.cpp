@@ -14,8 +14,10 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "btt/plan.hpp"
@@ -205,6 +207,58 @@ TEST(DistributedPhaseTimes, CountTheBytesOfEachCollective) {
     }
   }
 }
+
+TEST(DistributedCollectives, AxesOfEachOperation) {
+  // F broadcasts m down the columns and reduces d across the rows; F* the mirror image; F*F and
+  // FF* all-reduce the middle vector along the axis the first half reduced along.
+  const auto axes = [](Op op) {
+    const CollectiveAxes a = collective_axes(op);
+    return std::tuple(a.broadcast, a.allreduce, a.reduce);
+  };
+  EXPECT_EQ(axes(Op::F), std::tuple(Axis::Column, std::optional<Axis>(), Axis::Row));
+  EXPECT_EQ(axes(Op::Fadj), std::tuple(Axis::Row, std::optional<Axis>(), Axis::Column));
+  EXPECT_EQ(axes(Op::FadjF), std::tuple(Axis::Column, std::optional(Axis::Row), Axis::Column));
+  EXPECT_EQ(axes(Op::FFadj), std::tuple(Axis::Row, std::optional(Axis::Column), Axis::Row));
+}
+
+TEST(DistributedCollectives, BusBandwidthFactorsOfNcclTests) {
+  EXPECT_EQ(bus_bandwidth_factor(Collective::AllReduce, 1), 0.0);
+  EXPECT_EQ(bus_bandwidth_factor(Collective::AllReduce, 2), 1.0);
+  EXPECT_EQ(bus_bandwidth_factor(Collective::AllReduce, 8), 1.75);
+  EXPECT_EQ(bus_bandwidth_factor(Collective::Broadcast, 8), 1.0);
+  EXPECT_EQ(bus_bandwidth_factor(Collective::Reduce, 8), 1.0);
+}
+
+// The probe times the plan's own collectives along an axis of more than one rank, and nothing
+// along an axis of one.
+TEST(DistributedCollectives, TimeCollectiveAlongEachAxis) {
+  const Shape s{4, 6, 9};
+  const Operator a = random_operator(s, true);
+  for (const GridShape g : grids_of(world_size())) {
+    const Grid grid(g);
+    DistributedPlan plan = distributed_plan(grid, a, test_options(2));
+    for (Collective c : {Collective::Broadcast, Collective::Reduce, Collective::AllReduce}) {
+      EXPECT_EQ(plan.time_collective(c, Axis::Row, 1 << 16, 2) > 0, g.cols > 1) << g.str();
+      EXPECT_EQ(plan.time_collective(c, Axis::Column, 1 << 16, 2) > 0, g.rows > 1) << g.str();
+    }
+  }
+}
+
+#ifndef SHIFTOP_HAVE_NCCL
+TEST(DistributedErrors, TheCudaBackendNeedsABuildWithNccl) {
+  const Shape s{4, 6, 9};
+  const Operator a = random_operator(s, true);
+  const Grid grid({1, world_size()});
+  try {
+    (void)distributed_plan(grid, a, test_options(2, "DDDDD", btt::Backend::Cuda));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 0: this shiftop was built without NCCL"),
+              std::string::npos)
+        << e.what();
+  }
+}
+#endif
 
 TEST(DistributedErrors, AGridOfTheWrongSizeIsRefusedOnEveryRank) {
   const int size = world_size();

@@ -39,7 +39,9 @@ bool enough_gpus() {
   const int mine = cuda_device_count() >= node_size ? 1 : 0;
   int all = 0;
   EXPECT_EQ(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (all == 0)
+  int rank = 0;
+  EXPECT_EQ(MPI_Comm_rank(MPI_COMM_WORLD, &rank), MPI_SUCCESS);
+  if (all == 0 && rank == 0)
     std::printf("skipped: fewer CUDA devices than ranks on a node (%d visible, %d ranks here)\n",
                 cuda_device_count(), node_size);
   return all == 1;

@@ -79,13 +79,15 @@ GridChoice choose_grid(const Shape& shape, int ranks, int ranks_per_node) {
   }
 
   // Step 5: r~ and its neighbouring divisors (both exist: 1 < r~ < p) on the prescribed side,
-  // node-aligned ones first; r~ itself if none is on that side.
+  // node-aligned ones first; r~ itself if none is on that side. Alignment is about on-node vs
+  // off-node links (section 3.7), so it is moot when every rank is on one node.
+  const bool several_nodes = ranks > ranks_per_node;
   std::vector<std::size_t> sided, aligned;
   for (std::size_t k = best - 1; k <= best + 1; ++k) {
     const GridShape g = all[k].grid;
     if (data_heavy ? g.rows < g.cols : g.rows >= g.cols) continue;
     sided.push_back(k);
-    if (all[k].node_aligned) aligned.push_back(k);
+    if (several_nodes && all[k].node_aligned) aligned.push_back(k);
   }
   const std::vector<std::size_t>& pool = !aligned.empty() ? aligned : sided;
   const std::size_t chosen = pool.empty() ? best : least(pool);
@@ -94,7 +96,9 @@ GridChoice choose_grid(const Shape& shape, int ranks, int ranks_per_node) {
       "Algorithm 4 step 5: the modelled cost (eq. 25) is least at {}; of it and its neighbouring "
       "divisors with rows {} columns, {} is the cheapest{} with {} ranks per node",
       tilde.str(), data_heavy ? ">=" : "<", choice.grid.str(),
-      aligned.empty() ? " (none is node-aligned)" : " node-aligned one", ranks_per_node);
+      aligned.empty() ? (several_nodes ? " (none is node-aligned)" : " (all ranks on one node)")
+                      : " node-aligned one",
+      ranks_per_node);
   return choice;
 }
 

@@ -98,6 +98,11 @@ TEST(ChooseGrid, PrefersANodeAlignedNeighbourOfTheMinimum) {
   EXPECT_NE(four.reason.find("node-aligned"), std::string::npos) << four.reason;
   // Five per node: nothing near the minimum is node-aligned, so the minimum stands.
   EXPECT_EQ(choose_grid(s, 12, 5).grid, (GridShape{2, 6}));
+  // All twelve on one node: alignment is moot (on-node links only), the minimum stands.
+  EXPECT_EQ(choose_grid(s, 12, 12).grid, (GridShape{2, 6}));
+  // Nd = Nm on one node of 8: C(2) = C(4) = 1.25 < C(1) = C(8) = 3; l = 0 asks for r >= c, so
+  // 4 x 2, not the node-aligned but 2.4x costlier 8 x 1.
+  EXPECT_EQ(choose_grid({5000, 5000, 10}, 8, 8).grid, (GridShape{4, 2}));
 }
 
 TEST(ChooseGrid, FewerDataThanParametersNeverGiveMoreRowsThanColumns) {

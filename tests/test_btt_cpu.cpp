@@ -179,6 +179,10 @@ TEST(Plan, BadInputsGiveClearErrors) {
   expect_error([&] { Plan::create(k, Shape{2, 0, 4}, fast); }, "every size must be positive");
   expect_error([&] { Plan::create(k, s, {.precision = "DDSXD"}); }, "precision string");
   expect_error([&] { Plan::create(k, s, {.max_rhs = 0}); }, "max_rhs");
+  expect_error([&] { Plan::create(k, s, {.fft_length = 16}); }, "CUDA backend option");
+  for (index_t bad : {7, 9, -8})  // 2*Nt = 8: too short, odd, or negative
+    expect_error([&] { Plan::create(k, s, {.backend = Backend::Cuda, .fft_length = bad}); },
+                 "an even length of at least 2*Nt = 8");
   // Without a GPU (CI) or without CUDA in the build, the CUDA backend refuses with a reason.
   try {
     (void)Plan::create(k, s, {.backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate});

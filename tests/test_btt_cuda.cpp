@@ -30,13 +30,15 @@ struct Case {
   Shape shape;
   bool triangular;
   GemvKernel gemv;
+  index_t fft_length = 0;  // 0: 2*Nt
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return fmt::format("nd{}_nm{}_nt{}_{}_{}", c.shape.nd, c.shape.nm, c.shape.nt,
+  return fmt::format("nd{}_nm{}_nt{}_{}_{}_L{}", c.shape.nd, c.shape.nm, c.shape.nt,
                      c.triangular ? "triangular" : "general",
-                     c.gemv == GemvKernel::Fused ? "fused" : "cublas");
+                     c.gemv == GemvKernel::Fused ? "fused" : "cublas",
+                     c.fft_length == 0 ? c.shape.padded_length() : c.fft_length);
 }
 
 struct Operator {
@@ -73,12 +75,15 @@ class CudaAgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  const auto [s, triangular, gemv] = GetParam();
+  const auto [s, triangular, gemv, fft_length] = GetParam();
   const Operator a = random_operator(s, 11);
   Plan cpu = a.make(s, triangular, {.fft_planning = FftPlanning::Estimate});
-  Plan gpu =
-      a.make(s, triangular,
-             {.backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate, .gemv = gemv});
+  Plan gpu = a.make(s, triangular,
+                    {.backend = Backend::Cuda,
+                     .fft_planning = FftPlanning::Estimate,
+                     .gemv = gemv,
+                     .fft_length = fft_length});
+  ASSERT_EQ(gpu.fft_length(), fft_length == 0 ? s.padded_length() : fft_length);
   const double kappa =
       testing::spectrum_condition_number(a.col, triangular ? std::span<const double>{} : a.row, s);
   for (Op op : kAllOps) {
@@ -103,35 +108,36 @@ TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, CudaAgainstCpu,
-                         ::testing::Values(Case{{1, 1, 1}, true, GemvKernel::Fused},
-                                           Case{{1, 1, 1}, false, GemvKernel::Cublas},
-                                           Case{{2, 3, 5}, true, GemvKernel::Fused},
-                                           Case{{2, 3, 5}, false, GemvKernel::Cublas},
-                                           Case{{7, 33, 16}, false, GemvKernel::Fused},
-                                           Case{{7, 33, 16}, true, GemvKernel::Cublas},
-                                           Case{{5, 1031, 9}, true, GemvKernel::Fused},
-                                           Case{{5, 1031, 9}, false, GemvKernel::Cublas},
-                                           Case{{37, 300, 12}, false, GemvKernel::Fused},
-                                           Case{{37, 300, 12}, true, GemvKernel::Cublas},
-                                           Case{{300, 40, 7}, true, GemvKernel::Fused},
-                                           Case{{300, 40, 7}, false, GemvKernel::Cublas}),
-                         case_name);
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CudaAgainstCpu,
+    ::testing::Values(
+        Case{{1, 1, 1}, true, GemvKernel::Fused}, Case{{1, 1, 1}, false, GemvKernel::Cublas},
+        Case{{2, 3, 5}, true, GemvKernel::Fused}, Case{{2, 3, 5}, false, GemvKernel::Cublas},
+        Case{{2, 3, 5}, false, GemvKernel::Fused, 16}, Case{{7, 33, 16}, false, GemvKernel::Fused},
+        Case{{7, 33, 16}, true, GemvKernel::Fused, 48}, Case{{7, 33, 16}, true, GemvKernel::Cublas},
+        Case{{5, 1031, 9}, true, GemvKernel::Fused}, Case{{5, 1031, 9}, false, GemvKernel::Cublas},
+        Case{{5, 1031, 9}, false, GemvKernel::Cublas, 32},
+        Case{{37, 300, 12}, false, GemvKernel::Fused},
+        Case{{37, 300, 12}, true, GemvKernel::Cublas}, Case{{300, 40, 7}, true, GemvKernel::Fused},
+        Case{{300, 40, 7}, false, GemvKernel::Cublas}),
+    case_name);
 
-// Plans built with FftPlanning::Measure time both phase-3 kernels and keep the faster; the
-// result must not depend on the choice.
+// Plans built with FftPlanning::Measure time the FFT lengths (2*Nt = 60 or 64 here) and the
+// phase-3 kernels and keep the fastest; the result must not depend on the choice.
 TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  const Shape s{6, 50, 20};
+  const Shape s{6, 50, 30};
   const Operator a = random_operator(s, 5);
   Plan gpu = a.make(s, false, {.backend = Backend::Cuda});
+  EXPECT_TRUE(gpu.fft_length() == 60 || gpu.fft_length() == 64) << gpu.fft_length();
   const auto dense = testing::dense_block_toeplitz(a.col, a.row, s);
   for (Op op : {Op::F, Op::Fadj}) {
     const auto x = testing::random_vector(static_cast<std::size_t>(input_blocks(op, s) * s.nt), 3);
     std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt), kNaN);
     gpu.apply(op, x, y);
     const auto want = testing::dense_apply(dense, s.nd * s.nt, s.nm * s.nt, op == Op::Fadj, x, 1);
-    EXPECT_LE(testing::relative_error(y, want), 1e-13) << gpu.gemv_kernel(op);
+    EXPECT_LE(testing::relative_error(y, want), 1e-13)
+        << gpu.gemv_kernel(op) << ", L = " << gpu.fft_length();
   }
 }
 

@@ -90,6 +90,7 @@ void run(const BenchOptions& o) {
   out["precision"] = plan.precision().str();
   if (cuda) {
     out["gemv_kernel"] = plan.gemv_kernel(op);
+    out["fft_length"] = plan.fft_length();
     out["cuda_graphs"] = o.graphs;
   }
   out["threads"] = o.threads;
@@ -184,7 +185,8 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
           .device = o.device,
           .gemv = parse_gemv(o.gemv),
           .profile = o.profile,
-          .cuda_graphs = o.graphs};
+          .cuda_graphs = o.graphs,
+          .fft_length = o.fft_length};
 }
 
 double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes) {
@@ -235,6 +237,11 @@ void add_bench_command(CLI::App& app) {
       ->check(kNonNegative);
   cmd->add_option("--gemv", o->gemv, "GPU phase-3 kernel: auto, fused or cublas")
       ->capture_default_str();
+  cmd->add_option("--fft-length", o->fft_length,
+                  "GPU: FFT length L, even and >= 2*Nt (0: 2*Nt, or measured with the next power "
+                  "of two)")
+      ->capture_default_str()
+      ->check(kNonNegative);
   cmd->add_flag("--profile", o->profile, "GPU: per-phase times from CUDA events");
   cmd->add_flag("--graphs", o->graphs, "GPU: replay the apply as a CUDA graph");
   cmd->add_flag("--check", o->check, "compare the output with the CPU backend in FP64");

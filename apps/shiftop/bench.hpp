@@ -9,7 +9,7 @@
 namespace shiftop::app {
 
 struct BenchOptions {
-  index_t nd = 20, nm = 2000, nt = 500, nrhs = 1;
+  index_t nd = 20, nm = 2000, nt = 500, nrhs = 1, fft_length = 0;
   std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto";
   int threads = 0, repetitions = 20, warmup = 3, device = 0;
   bool json = false, direct = false, estimate = false, profile = false, graphs = false;
@@ -25,7 +25,8 @@ struct BenchOptions {
 btt::PlanOptions plan_options(const BenchOptions& o);
 
 /// Bytes of F^ read by one apply: Nt+1 frequencies of an Nd x Nm complex matrix in the phase-3
-/// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*.
+/// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*. (A plan
+/// with a longer FFT reads more; the floor is held to the shortest embedding.)
 double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes);
 
 /// The run on a process grid (MPI_Init to MPI_Finalize inside).

@@ -25,6 +25,7 @@ class CpuEngine final : public Engine {
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
   std::string gemv_kernel(Op) const override { return "cpu"; }
+  index_t fft_length() const override { return shape_.padded_length(); }
 
  private:
   // Single-series transforms (executed by many threads on their own scratch) in one precision.

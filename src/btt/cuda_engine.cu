@@ -4,6 +4,8 @@
 // For one right-hand side the GEMV kernels read and write the block-major spectra directly, so
 // no transpose touches the vectors; several right-hand sides are reordered frequency-major and
 // multiplied by cuBLAS's batched GEMM, which reads F^ once per pass.
+// Under FftPlanning::Measure the plan times its candidates: the FFT length (2*Nt or a power of
+// two, cuFFT's fastest sizes) and the phase-3 kernel (the fused kernels' tunings, cuBLAS).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/device.hpp"
 #include "backend/cuda/device_memory.cuh"
 #include "backend/cuda/fft_plan.cuh"
 #include "backend/cuda/gemv_kernels.cuh"
@@ -92,8 +95,11 @@ class CudaEngine final : public Engine {
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
   std::string gemv_kernel(Op op) const override {
-    return use_fused_[op == Op::Fadj || op == Op::FFadj ? 1 : 0] ? "fused" : "cublas";
+    const bool adjoint = op == Op::Fadj || op == Op::FFadj;
+    const std::optional<cuda::GemvTuning>& kernel = kernel_[adjoint ? 1 : 0];
+    return kernel ? "fused " + cuda::describe(*kernel, adjoint) : "cublas";
   }
+  index_t fft_length() const override { return length_; }
 
  private:
   /// Runs op on device buffers group by group on stream_.
@@ -113,6 +119,20 @@ class CudaEngine final : public Engine {
   template <typename T>
   void make_transforms();
   void compute_spectrum(std::span<const double> first_column, std::span<const double> first_row);
+  /// Device bytes of the plan with FFT length `length` and one right-hand side per pass, and
+  /// those of each further right-hand side.
+  double fixed_bytes(index_t length) const;
+  double per_rhs_bytes(index_t length) const;
+  index_t choose_fft_length(std::size_t free_bytes);
+  /// Milliseconds of `work` on stream_ (synchronises).
+  template <typename Work>
+  float elapsed_ms(Work&& work);
+  /// The best of three after one untimed run.
+  template <typename Work>
+  float best_of_three_ms(Work&& work);
+  cuda::GemvShape gemv_shape() const {
+    return {.nd = shape_.nd, .nm = shape_.nm, .ld = ld_, .nw = nw_};
+  }
   void choose_gemv_kernels();
   /// Event k of a pass (profiling only): 0 start, 1 padded, 2 transformed, 3 reordered,
   /// 4 multiplied, 5 reordered back, 6 transformed back, 7 unpadded.
@@ -122,17 +142,19 @@ class CudaEngine final : public Engine {
   Shape shape_;
   PrecisionConfig precision_;
   PlanOptions options_;
-  index_t nw_, ld_, max_blocks_, group_;
+  index_t ld_, max_blocks_;
+  index_t length_ = 0, nw_ = 0, group_ = 1;  // FFT length, its frequencies L/2+1
+  int sms_ = 1;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cudaEvent_t fork_ = nullptr, join_ = nullptr;
   std::array<cudaEvent_t, 8> marks_{};
-  std::array<bool, 2> use_fused_{true, true};  // F, F*
+  std::array<std::optional<cuda::GemvTuning>, 2> kernel_;  // F, F*: fused, or cuBLAS if empty
 
   DeviceMemory spectrum64_, spectrum32_;  // F^ [w][Nd][ld], complex
-  DeviceMemory padded_;    // [group][blocks][2Nt] real, zero second halves (never written)
-  DeviceMemory spec_in_;   // [group][blocks][Nt+1] complex (cuFFT output), or GEMM output
-  DeviceMemory spec_out_;  // [group][blocks][Nt+1] complex, inverse FFT in place; or GEMM input
+  DeviceMemory padded_;                   // [group][blocks][L] real, zero tails (never written)
+  DeviceMemory spec_in_;   // [group][blocks][L/2+1] complex (cuFFT output), or GEMM output
+  DeviceMemory spec_out_;  // [group][blocks][L/2+1] complex, inverse FFT in place; or GEMM input
   DeviceMemory x_, y_, middle_;  // [group][blocks][Nt] FP64: host staging and F x inside F*F
   DeviceMemory fft_work_, cublas_work_;
   std::optional<Transforms<float>> transforms32_;
@@ -156,7 +178,6 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
     : shape_(shape),
       precision_(precision),
       options_(options),
-      nw_(shape.frequencies()),
       ld_(shape.nm + shape.nm % 2),
       max_blocks_(std::max(shape.nd, shape.nm)) {
   int devices = 0;
@@ -166,29 +187,25 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
     throw Error("CUDA device " + std::to_string(options.device) + " is not available (" +
                 std::to_string(devices) + " visible); use the CPU backend or another device");
   }
-  if (nw_ > 65535 || shape.nd > 65535)
+  if (shape.frequencies() > 65535 || shape.nd > 65535)
     throw Error("the CUDA backend supports Nt <= 65534 and Nd <= 65535 per device, got " +
                 shape.str() + "; split the operator over a process grid");
   SHIFTOP_CUDA_CHECK(cudaSetDevice(options.device));
+  SHIFTOP_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, options.device));
 
   // Memory: F^ (and its FP32 copy), then as many right-hand sides per pass as fit in half of
   // what is left, at most max_rhs.
-  const double spectrum_bytes = double(nw_) * shape.nd * ld_ * sizeof(double2);
-  const double spectrum32_bytes =
-      precision[Phase::Gemv] == Precision::Single ? spectrum_bytes / 2 : 0.0;
-  const double per_rhs =
-      double(max_blocks_) * (2.0 * shape.nt * 8 + 2.0 * nw_ * sizeof(double2) + 3.0 * shape.nt * 8);
   std::size_t free_bytes = 0, total_bytes = 0;
   SHIFTOP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const double fixed = spectrum_bytes + spectrum32_bytes + per_rhs + 64e6;  // + cuFFT/cuBLAS
-  if (fixed > double(free_bytes))
-    throw Error("the plan for " + shape.str() + " needs " + gigabytes(fixed) +
-                " of device memory (F^ " + gigabytes(spectrum_bytes + spectrum32_bytes) +
-                ", workspaces " + gigabytes(per_rhs) + ") but device " +
+  const index_t shortest = options.fft_length != 0 ? options.fft_length : shape.padded_length();
+  if (fixed_bytes(shortest) > double(free_bytes)) {
+    const double spectra = fixed_bytes(shortest) - per_rhs_bytes(shortest) - 64e6;
+    throw Error("the plan for " + shape.str() + " needs " + gigabytes(fixed_bytes(shortest)) +
+                " of device memory (F^ " + gigabytes(spectra) + ", workspaces " +
+                gigabytes(per_rhs_bytes(shortest)) + ") but device " +
                 std::to_string(options.device) + " has " + gigabytes(double(free_bytes)) +
                 " free; split the operator over more GPUs");
-  group_ = std::clamp<index_t>(static_cast<index_t>((double(free_bytes) - fixed) / 2 / per_rhs) + 1,
-                               1, options.max_rhs);
+  }
 
   SHIFTOP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   SHIFTOP_CUDA_CHECK(cublasCreate(&cublas_));
@@ -201,9 +218,15 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
   for (cudaEvent_t& mark : marks_)
     SHIFTOP_CUDA_CHECK(cudaEventCreate(&mark));
 
+  length_ = choose_fft_length(free_bytes);
+  nw_ = length_ / 2 + 1;
+  const double per_rhs = per_rhs_bytes(length_);
+  group_ = std::clamp<index_t>(
+      static_cast<index_t>((double(free_bytes) - fixed_bytes(length_)) / 2 / per_rhs) + 1, 1,
+      options.max_rhs);
   const auto series = static_cast<std::size_t>(group_ * max_blocks_);
-  spectrum64_ = DeviceMemory(static_cast<std::size_t>(spectrum_bytes));
-  padded_ = DeviceMemory(series * 2 * shape.nt * sizeof(double));
+  spectrum64_ = DeviceMemory(static_cast<std::size_t>(nw_ * shape.nd * ld_) * sizeof(double2));
+  padded_ = DeviceMemory(series * length_ * sizeof(double));
   spec_in_ = DeviceMemory(series * nw_ * sizeof(double2));
   spec_out_ = DeviceMemory(series * nw_ * sizeof(double2));
   x_ = DeviceMemory(series * shape.nt * sizeof(double));
@@ -223,6 +246,82 @@ CudaEngine::~CudaEngine() {
   if (join_ != nullptr) cudaEventDestroy(join_);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+double CudaEngine::per_rhs_bytes(index_t length) const {
+  // padded series, two spectra, and the x, y and middle staging vectors
+  const index_t nw = length / 2 + 1;
+  return double(max_blocks_) *
+         (double(length) * 8 + 2.0 * double(nw) * sizeof(double2) + 3.0 * double(shape_.nt) * 8);
+}
+
+double CudaEngine::fixed_bytes(index_t length) const {
+  const double spectrum =
+      double(length / 2 + 1) * double(shape_.nd) * double(ld_) * sizeof(double2);
+  const double spectrum32 = precision_[Phase::Gemv] == Precision::Single ? spectrum / 2 : 0.0;
+  return spectrum + spectrum32 + per_rhs_bytes(length) + 64e6;  // + cuFFT and cuBLAS work areas
+}
+
+template <typename Work>
+float CudaEngine::elapsed_ms(Work&& work) {
+  SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[0], stream_));
+  work();
+  SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[7], stream_));
+  SHIFTOP_CUDA_CHECK(cudaEventSynchronize(marks_[7]));
+  float ms = 0;
+  SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[0], marks_[7]));
+  return ms;
+}
+
+template <typename Work>
+float CudaEngine::best_of_three_ms(Work&& work) {
+  work();
+  return std::min({elapsed_ms(work), elapsed_ms(work), elapsed_ms(work)});
+}
+
+index_t CudaEngine::choose_fft_length(std::size_t free_bytes) {
+  const index_t natural = shape_.padded_length();
+  if (options_.fft_length != 0) return options_.fft_length;
+  index_t power = 2;
+  while (power < natural)
+    power *= 2;
+  // The longer length costs F^ bytes (L/2+1 frequencies) and must pay for them in FFT time.
+  if (options_.fft_planning != FftPlanning::Measure || power == natural ||
+      4 * power > 5 * natural || power / 2 + 1 > 65535)
+    return natural;
+  // Probe on the larger side's series at the longer length, in memory the plan then reuses.
+  const auto series = static_cast<std::size_t>(max_blocks_);
+  const std::size_t real_bytes = series * power * sizeof(double);
+  const std::size_t complex_bytes = series * (power / 2 + 1) * sizeof(double2);
+  if (fixed_bytes(power) + double(real_bytes + complex_bytes) > double(free_bytes)) return natural;
+  DeviceMemory real(real_bytes), spectra(complex_bytes);
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(real.as<void>(), 0, real_bytes, stream_));
+  const float copy_ms = best_of_three_ms([&] {
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(spectra.as<void>(), real.as<void>(), real_bytes,
+                                       cudaMemcpyDeviceToDevice, stream_));
+  });
+  const double bytes_per_ms = 2.0 * double(real_bytes) / copy_ms;
+  index_t best = natural;
+  double best_ms = 1e30;
+  for (index_t length : {natural, power}) {
+    FftPlan<double> forward(FftKind::Forward, length, max_blocks_);
+    FftPlan<double> inverse(FftKind::Inverse, length, max_blocks_);
+    DeviceMemory work(std::max(forward.work_bytes(), inverse.work_bytes()));
+    forward.set_work_area(work.as<void>(), stream_);
+    inverse.set_work_area(work.as<void>(), stream_);
+    const float fft_ms = best_of_three_ms([&] {
+      forward.execute(real.as<void>(), spectra.as<void>());
+      inverse.execute(spectra.as<void>(), spectra.as<void>());
+    });
+    // F and F* each read F^ once and transform the larger side once each way (together).
+    const double gemv_ms =
+        2.0 * double(length / 2 + 1) * double(shape_.nd) * double(ld_) * 16.0 / bytes_per_ms;
+    if (fft_ms + gemv_ms < best_ms) {
+      best_ms = fft_ms + gemv_ms;
+      best = length;
+    }
+  }
+  return best;
 }
 
 std::size_t CudaEngine::memory_bytes() const {
@@ -248,7 +347,7 @@ void CudaEngine::make_transforms() {
   for (FftKind kind : {FftKind::Forward, FftKind::Inverse})
     for (index_t blocks : {shape_.nd, shape_.nm})
       for (index_t rhs : {index_t{1}, group_})
-        made.plans.emplace_back(kind, shape_.nt, blocks * rhs);
+        made.plans.emplace_back(kind, length_, blocks * rhs);
   std::size_t need = 0;
   for (const FftPlan<T>& plan : made.plans)
     need = std::max(need, plan.work_bytes());
@@ -277,7 +376,7 @@ void CudaEngine::compute_spectrum(std::span<const double> first_column,
   cuda::TransposeShape layout{
       .p = 1, .q = nm, .nw = nw_, .block_p = 0, .freq_w = shape_.nd * ld_, .freq_p = 0};
   // One observation block (Nm kernels) at a time: upload, circulant embedding, FFT, scale by
-  // 1/(2 Nt) (the inverse FFT's normalisation, folded in once) and reorder frequency-major.
+  // 1/L (the inverse FFT's normalisation, folded in once) and reorder frequency-major.
   for (index_t i = 0; i < shape_.nd; ++i) {
     const auto offset = static_cast<std::size_t>(i * nm * nt);
     const std::size_t bytes = static_cast<std::size_t>(nm * nt) * sizeof(double);
@@ -287,12 +386,12 @@ void CudaEngine::compute_spectrum(std::span<const double> first_column,
       SHIFTOP_CUDA_CHECK(
           cudaMemcpyAsync(row, first_row.data() + offset, bytes, cudaMemcpyHostToDevice, stream_));
     cuda::circulant_columns(col, first_row.empty() ? nullptr : row, padded_.as<double>(), nm, nt,
-                            stream_);
+                            length_, stream_);
     transforms64_->get(FftKind::Forward, true, false)
         .execute(padded_.as<void>(), spec_in_.as<void>());
     cuda::to_frequency_major<double, double>(spec_in_.as<double2>(),
                                              spectrum64_.as<double2>() + i * ld_, layout, false,
-                                             1.0 / double(shape_.padded_length()), stream_);
+                                             1.0 / double(length_), stream_);
   }
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
@@ -323,29 +422,34 @@ void CudaEngine::set_precision(const PrecisionConfig& precision) {
 }
 
 void CudaEngine::choose_gemv_kernels() {
-  const bool measure =
-      options_.gemv == GemvKernel::Auto && options_.fft_planning == FftPlanning::Measure;
-  use_fused_ = {options_.gemv != GemvKernel::Cublas, options_.gemv != GemvKernel::Cublas};
-  if (!measure) return;
   const bool profile = std::exchange(options_.profile, false);
-  cudaEvent_t start = marks_[0], stop = marks_[7];
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream_));
   for (int adjoint = 0; adjoint < 2; ++adjoint) {
-    // The candidates alternate, after one untimed pass each, so that clock ramp-up and other
-    // drift hit both alike; the best of five is kept.
-    std::array<float, 2> best{1e30f, 1e30f};
+    std::vector<std::optional<cuda::GemvTuning>> candidates;
+    if (options_.gemv != GemvKernel::Cublas)
+      for (const cuda::GemvTuning& tuning : cuda::gemv_tunings(adjoint == 1, gemv_shape(), sms_))
+        candidates.emplace_back(tuning);
+    // cuBLAS computes an FP32 product in FP32, the fused kernels in FP64 (gemv_kernels.cu): with
+    // phase 3 in single precision the choice would change the accuracy, so Auto keeps to the
+    // fused kernels there.
+    if (options_.gemv == GemvKernel::Cublas ||
+        (options_.gemv == GemvKernel::Auto && precision_[Phase::Gemv] == Precision::Double))
+      candidates.emplace_back(std::nullopt);
+    kernel_[adjoint] = candidates.front();  // the estimate
+    if (options_.fft_planning != FftPlanning::Measure || candidates.size() == 1) continue;
+    // Whole passes, so that what the kernels leave in L2 for the inverse FFT counts; the
+    // candidates alternate after one untimed pass each, so that clock ramp-up and other drift hit
+    // all alike, and the best of five is kept.
+    std::vector<float> best(candidates.size(), 1e30f);
     for (int rep = -1; rep < 5; ++rep)
-      for (int fused = 0; fused < 2; ++fused) {
-        use_fused_[adjoint] = fused == 1;
-        SHIFTOP_CUDA_CHECK(cudaEventRecord(start, stream_));
-        pass(adjoint == 1, x_.as<double>(), y_.as<double>(), 1);
-        SHIFTOP_CUDA_CHECK(cudaEventRecord(stop, stream_));
-        SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (rep >= 0) best[fused] = std::min(best[fused], ms);
+      for (std::size_t c = 0; c < candidates.size(); ++c) {
+        kernel_[adjoint] = candidates[c];
+        const float ms =
+            elapsed_ms([&] { pass(adjoint == 1, x_.as<double>(), y_.as<double>(), 1); });
+        if (rep >= 0) best[c] = std::min(best[c], ms);
       }
-    use_fused_[adjoint] = best[1] <= best[0];
+    kernel_[adjoint] = candidates[static_cast<std::size_t>(
+        std::min_element(best.begin(), best.end()) - best.begin())];
   }
   options_.profile = profile;
 }
@@ -368,7 +472,7 @@ void CudaEngine::forward(index_t blocks, index_t n) {
   }
   for (index_t r = 0; r < n; ++r)
     t.get(FftKind::Forward, nm_blocks, false)
-        .execute(padded_.as<T>() + r * blocks * 2 * shape_.nt,
+        .execute(padded_.as<T>() + r * blocks * length_,
                  spec_in_.as<complex_t<T>>() + r * blocks * nw_);
 }
 
@@ -389,11 +493,12 @@ void CudaEngine::inverse(index_t blocks, index_t n) {
 template <typename T3, typename T2, typename T4>
 void CudaEngine::multiply(bool adjoint, index_t n) {
   const index_t nd = shape_.nd, nm = shape_.nm;
-  if (n == 1 && use_fused_[adjoint ? 1 : 0]) {
+  const std::optional<cuda::GemvTuning>& kernel = kernel_[adjoint ? 1 : 0];
+  if (n == 1 && kernel) {
     mark(3);
-    cuda::gemv_fused<T3, T2, T4>(
-        adjoint, spectrum<T3>(), {.nd = nd, .nm = nm, .ld = ld_, .nw = nw_},
-        spec_in_.as<complex_t<T2>>(), spec_out_.as<complex_t<T4>>(), stream_);
+    cuda::gemv_fused<T3, T2, T4>(adjoint, spectrum<T3>(), gemv_shape(),
+                                 spec_in_.as<complex_t<T2>>(), spec_out_.as<complex_t<T4>>(),
+                                 *kernel, stream_);
     mark(4);
     mark(5);
     return;
@@ -452,7 +557,8 @@ void CudaEngine::pass(bool adjoint, const double* x, double* y, index_t n) {
   with_type(p[Phase::Pad], [&](auto t1) {
     with_type(p[Phase::Fft], [&](auto t2) {
       using T2 = decltype(t2);
-      cuda::pad_and_cast<decltype(t1), T2>(x, padded_.as<T2>(), n * in_b, shape_.nt, stream_);
+      cuda::pad_and_cast<decltype(t1), T2>(x, padded_.as<T2>(), n * in_b, shape_.nt, length_,
+                                           stream_);
       mark(1);
       forward<T2>(in_b, n);
       mark(2);

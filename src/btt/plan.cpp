@@ -15,10 +15,17 @@ void check_kernel_size(std::span<const double> kernels, const Shape& shape, cons
           shape.kernel_size(), shape.str());
 }
 
-void check_options(const PlanOptions& options) {
+void check_options(const PlanOptions& options, const Shape& shape) {
   require(options.threads >= 0, "invalid thread count {}: expected 0 (all) or a positive number",
           options.threads);
   require(options.max_rhs >= 1, "invalid max_rhs {}: expected at least 1", options.max_rhs);
+  require(options.fft_length == 0 || options.backend == Backend::Cuda,
+          "fft_length {}: the FFT length is a CUDA backend option (the CPU uses 2*Nt)",
+          options.fft_length);
+  require(options.fft_length == 0 ||
+              (options.fft_length % 2 == 0 && options.fft_length >= shape.padded_length()),
+          "invalid fft_length {}: expected 0 (choose) or an even length of at least 2*Nt = {}",
+          options.fft_length, shape.padded_length());
 }
 
 std::unique_ptr<Engine> make_engine(std::span<const double> first_column,
@@ -45,7 +52,7 @@ Plan::Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_
 Plan Plan::create(std::span<const double> kernels, const Shape& shape, const PlanOptions& options) {
   shape.validate();
   check_kernel_size(kernels, shape, "kernel array");
-  check_options(options);
+  check_options(options, shape);
   const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
   return Plan(shape, true, precision,
               make_engine(kernels, std::span<const double>{}, shape, options, precision));
@@ -56,7 +63,7 @@ Plan Plan::create_general(std::span<const double> first_column, std::span<const 
   shape.validate();
   check_kernel_size(first_column, shape, "first block column");
   check_kernel_size(first_row, shape, "first block row");
-  check_options(options);
+  check_options(options, shape);
   for (index_t k = 0; k < shape.nd * shape.nm; ++k) {
     const auto at = static_cast<std::size_t>(k * shape.nt);
     require(first_column[at] == first_row[at],

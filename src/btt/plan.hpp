@@ -27,7 +27,8 @@ enum class GemvKernel { Auto, Fused, Cublas };
 
 struct PlanOptions {
   Backend backend = Backend::Cpu;
-  /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD".
+  /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD". On the GPU an S
+  /// GEMV reads an FP32 F^ and, in the fused kernels (one right-hand side), accumulates in FP64.
   std::string precision = "DDDDD";
   /// CPU threads for FFTW and OpenMP; 0 uses OpenMP's default.
   int threads = 0;
@@ -42,6 +43,11 @@ struct PlanOptions {
   /// CUDA: replay the captured apply sequence as a CUDA graph when the operation, the number of
   /// right-hand sides and the device pointers repeat (ignored when profiling).
   bool cuda_graphs = false;
+  /// CUDA: the length L of the circulant embedding and its FFTs, even and at least 2*Nt (any
+  /// L >= 2Nt-1 gives the same product; F^ then holds L/2+1 frequencies). 0 chooses: 2*Nt under
+  /// FftPlanning::Estimate, and under Measure whichever of 2*Nt and the next power of two (when
+  /// at most 25% longer) has the lower measured FFT time plus the F^ bytes it adds.
+  index_t fft_length = 0;
 };
 
 /// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
@@ -71,6 +77,8 @@ class Engine {
   virtual std::size_t memory_bytes() const = 0;
   /// The phase-3 kernel in use for a single right-hand side of op (for reports).
   virtual std::string gemv_kernel(Op op) const = 0;
+  /// The length of the padded series and their FFTs (for reports).
+  virtual index_t fft_length() const = 0;
 };
 
 class Plan {
@@ -105,6 +113,7 @@ class Plan {
   PhaseTimes last_phase_times() const { return engine_->last_phase_times(); }
   std::size_t memory_bytes() const { return engine_->memory_bytes(); }
   std::string gemv_kernel(Op op) const { return engine_->gemv_kernel(op); }
+  index_t fft_length() const { return engine_->fft_length(); }
 
  private:
   Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine);

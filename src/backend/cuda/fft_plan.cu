@@ -6,11 +6,11 @@
 namespace shiftop::cuda {
 
 template <typename T>
-FftPlan<T>::FftPlan(FftKind kind, std::int64_t nt, std::int64_t batch) : kind_(kind) {
+FftPlan<T>::FftPlan(FftKind kind, std::int64_t length, std::int64_t batch) : kind_(kind) {
   constexpr bool single = sizeof(T) == 4;
-  long long n[1] = {2 * nt};
-  long long complex_rows[1] = {nt + 1};
-  long long real_rows[1] = {kind == FftKind::Forward ? 2 * nt : 2 * (nt + 1)};
+  long long n[1] = {length};
+  long long complex_rows[1] = {length / 2 + 1};
+  long long real_rows[1] = {kind == FftKind::Forward ? length : 2 * (length / 2 + 1)};
   const cufftType type = kind == FftKind::Forward ? (single ? CUFFT_R2C : CUFFT_D2Z)
                                                   : (single ? CUFFT_C2R : CUFFT_Z2D);
   SHIFTOP_CUDA_CHECK(cufftCreate(&handle_));

@@ -1,6 +1,6 @@
-// Batched real FFTs of length 2*Nt with cuFFT (Venkat et al., Algorithm 2, phases 2 and 4):
-// forward out-of-place from zero-padded real series to Nt+1 complex values, inverse in place
-// (complex series of Nt+1 values to real series of 2*Nt with row length 2*(Nt+1)). Plans do not
+// Batched real FFTs of an even length L (2*Nt in Venkat et al., Algorithm 2, phases 2 and 4):
+// forward out-of-place from zero-padded real series to L/2+1 complex values, inverse in place
+// (complex series of L/2+1 values to real series of L with row length 2*(L/2+1)). Plans do not
 // allocate their own work area: the engine gives all of them one shared area.
 #pragma once
 
@@ -16,7 +16,7 @@ enum class FftKind { Forward, Inverse };
 template <typename T>
 class FftPlan {
  public:
-  FftPlan(FftKind kind, std::int64_t nt, std::int64_t batch);
+  FftPlan(FftKind kind, std::int64_t length, std::int64_t batch);
   FftPlan(FftPlan&& other) noexcept;
   FftPlan& operator=(FftPlan&&) = delete;
   FftPlan(const FftPlan&) = delete;
@@ -24,7 +24,7 @@ class FftPlan {
 
   std::size_t work_bytes() const { return work_bytes_; }
   void set_work_area(void* area, cudaStream_t stream);
-  /// Forward: in = real series (row length 2*Nt), out = complex. Inverse: in = out (in place).
+  /// Forward: in = real series (row length L), out = complex. Inverse: in = out (in place).
   void execute(void* in, void* out) const;
 
  private:

@@ -12,74 +12,109 @@ constexpr int kWarps = kThreads / 32;
 // Both kernels give each work item W consecutive frequencies: the vectors are block-major
 // ([block][w]), so the W values a thread reads or writes per block are adjacent in memory and fill
 // whole 32-byte sectors instead of wasting most of each strided access.
+//
+// Both accumulate in FP64 whatever the precision TA of F^: an FP32 F^ (phase 3 in single
+// precision) halves the bytes, which is the whole point, while the products and sums cost nothing
+// extra in a memory-bound kernel; the error is then F^'s rounding alone, not that of FP32 dot
+// products over Nm (or Nd) terms.
+//
+// Partial tiles (fewer than R rows or W frequencies left) are handled by clamping the row and
+// frequency indices instead of branching: every thread issues all its loads back to back (they
+// are independent, so all are in flight together), the clamped ones re-read a valid row that the
+// cache already holds, and their sums are never written.
 
-// F: one warp per (tile of R rows, W frequencies), no block-level synchronisation, so each warp
-// streams its R*W rows of F^ from start to end without waiting for others (the row length Nm is
-// long). Each lane takes V = kPacket adjacent columns per step (one 16-byte load per row: one
-// FP64 or two FP32 complex values) and keeps R*W partial dot products in registers; every x value
-// is loaded once for R rows, and R*W independent 16-byte loads of F^ are in flight per step. Row
-// tiles of the same frequencies are adjacent warps, so they share x through L1/L2. Rows of F^
-// are padded to an even length with zeros, so a packet never leaves its row.
+// F: `split` warps per (tile of R rows, W frequencies), each streaming one segment of the Nm
+// columns; the block (kWarps / split items) adds the segments' sums in shared memory at the end,
+// its only barrier. Each lane takes V = kPacket adjacent columns per step (one 16-byte load per
+// row: one FP64 or two FP32 complex values) and keeps R*W partial dot products in registers; every
+// x value is loaded once for R rows. Rows of F^ are padded to an even length with zeros, so a
+// packet never leaves its row.
 template <int R, int W, typename TA, typename TX, typename TY>
 __global__ void __launch_bounds__(kThreads)
-    gemv_rows_kernel(const complex_t<TA>* __restrict__ a, GemvShape shape,
+    gemv_rows_kernel(const complex_t<TA>* __restrict__ a, GemvShape shape, int split,
                      const complex_t<TX>* __restrict__ x, complex_t<TY>* __restrict__ y) {
   using C = complex_t<TA>;
   constexpr int V = kPacket<TA>;
-  const int lane = threadIdx.x % 32;
+  constexpr index_t kStep = 32 * V;
+  __shared__ double2 partial[kWarps][W][R];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, segment = warp % split;
   const index_t tiles = (shape.nd + R - 1) / R;
-  const index_t item = index_t{blockIdx.x} * kWarps + threadIdx.x / 32;
+  const index_t item = index_t{blockIdx.x} * (kWarps / split) + warp / split;
   const index_t w0 = item / tiles * W, i0 = item % tiles * R;
-  if (w0 >= shape.nw) return;  // the whole warp leaves together
   const int rows = static_cast<int>(min(index_t{R}, shape.nd - i0));
-  const int freqs = static_cast<int>(min(index_t{W}, shape.nw - w0));
-  C acc[W][R];
+  const int freqs = static_cast<int>(max(index_t{0}, min(index_t{W}, shape.nw - w0)));
+  const index_t per_segment = ((shape.nm + kStep - 1) / kStep + split - 1) / split * kStep;
+  const index_t begin = segment * per_segment;
+  const index_t end = freqs > 0 ? min(shape.nm, begin + per_segment) : 0;
+  double2 acc[W][R];
 #pragma unroll
   for (int f = 0; f < W; ++f)
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      acc[f][r] = {TA(0), TA(0)};
+      acc[f][r] = {0.0, 0.0};
 #pragma unroll 2
-  for (index_t j = lane * V; j < shape.nm; j += 32 * V) {
+  for (index_t j = begin + lane * V; j < end; j += kStep) {
 #pragma unroll
     for (int f = 0; f < W; ++f) {
-      if (f >= freqs) break;
-      C xj[V];
+      const index_t w = w0 + min(f, freqs - 1);
+      double2 xj[V];
 #pragma unroll
       for (int v = 0; v < V; ++v)
-        xj[v] = j + v < shape.nm ? to_complex<TA>(x[(j + v) * shape.nw + w0 + f]) : C{TA(0), TA(0)};
-      const C* row = a + ((w0 + f) * shape.nd + i0) * shape.ld + j;
+        xj[v] = j + v < shape.nm ? to_complex<double>(x[(j + v) * shape.nw + w]) : double2{0, 0};
+      const C* row = a + (w * shape.nd + i0) * shape.ld + j;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        if (r >= rows) break;
         C av[V];
-        load_streaming(row + r * shape.ld, av);
+        load_streaming(row + min(r, rows - 1) * shape.ld, av);
 #pragma unroll
         for (int v = 0; v < V; ++v)
-          multiply_add(acc[f][r], av[v], xj[v]);
+          multiply_add(acc[f][r], to_complex<double>(av[v]), xj[v]);
       }
     }
   }
 #pragma unroll
   for (int f = 0; f < W; ++f)
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
+    for (int r = 0; r < R; ++r)
       for (int offset = 16; offset > 0; offset /= 2) {
         acc[f][r].x += __shfl_down_sync(0xffffffffu, acc[f][r].x, offset);
         acc[f][r].y += __shfl_down_sync(0xffffffffu, acc[f][r].y, offset);
       }
-      if (lane == 0 && f < freqs && r < rows)
-        y[(i0 + r) * shape.nw + w0 + f] = to_complex<TY>(acc[f][r]);
+  if (split == 1) {  // the same for the whole launch: no thread waits at the barrier below
+    if (lane == 0)
+#pragma unroll
+      for (int f = 0; f < W; ++f)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (f < freqs && r < rows) y[(i0 + r) * shape.nw + w0 + f] = to_complex<TY>(acc[f][r]);
+    return;
+  }
+  if (lane == 0)
+#pragma unroll
+    for (int f = 0; f < W; ++f)
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        partial[warp][f][r] = acc[f][r];
+  __syncthreads();
+  // The item's first warp adds the segments in a fixed order (the result does not depend on
+  // timing), one output per lane.
+  const int f = lane / R, r = lane % R;
+  if (segment == 0 && lane < W * R && f < freqs && r < rows) {
+    double2 sum = partial[warp][f][r];
+    for (int s = 1; s < split; ++s) {
+      sum.x += partial[warp + s][f][r].x;
+      sum.y += partial[warp + s][f][r].y;
     }
+    y[(i0 + r) * shape.nw + w0 + f] = to_complex<TY>(sum);
+  }
 }
 
 // F*: one thread per (V = kPacket adjacent columns, W frequencies), walking down the Nd rows and
-// accumulating conj(F^[w][i][j]) x[i][w] in registers: no reduction at all, one 16-byte load per
-// row and frequency, W*4 of them in flight per unrolled step, coalesced across the warp. x[i][w]
-// is the same address for the whole block (a broadcast load). The column tiles of the same
-// frequencies are adjacent blocks. (The library kernel's problem for Nd << Nm, one tiny block per
-// column, mixed-precision paper section 3.1.1, does not arise: a block covers kThreads*V
-// columns.)
+// accumulating conj(F^[w][i][j]) x[i][w] in registers: no reduction at all, W 16-byte loads per
+// row in flight (times the unrolling), coalesced across the warp. x[i][w] is the same address for
+// the whole block (a broadcast load). The column tiles of the same frequencies are adjacent
+// blocks. (The library kernel's problem for Nd << Nm, one tiny block per column, mixed-precision
+// paper section 3.1.1, does not arise: a block covers kThreads*V columns.)
 template <int W, typename TA, typename TX, typename TY>
 __global__ void __launch_bounds__(kThreads)
     gemv_columns_kernel(const complex_t<TA>* __restrict__ a, GemvShape shape,
@@ -91,78 +126,135 @@ __global__ void __launch_bounds__(kThreads)
   const index_t j = (index_t{blockIdx.x} % tiles * kThreads + threadIdx.x) * V;
   if (j >= shape.nm) return;
   const int freqs = static_cast<int>(min(index_t{W}, shape.nw - w0));
-  C acc[W][V];
+  double2 acc[W][V];
 #pragma unroll
   for (int f = 0; f < W; ++f)
 #pragma unroll
     for (int v = 0; v < V; ++v)
-      acc[f][v] = {TA(0), TA(0)};
-#pragma unroll 4
+      acc[f][v] = {0.0, 0.0};
+#pragma unroll(W <= 2 ? 4 : 2)
   for (index_t i = 0; i < shape.nd; ++i) {
 #pragma unroll
     for (int f = 0; f < W; ++f) {
-      if (f >= freqs) break;
+      const index_t w = w0 + min(f, freqs - 1);
       C av[V];
-      load_streaming(a + ((w0 + f) * shape.nd + i) * shape.ld + j, av);
-      const C xi = to_complex<TA>(x[i * shape.nw + w0 + f]);
+      load_streaming(a + (w * shape.nd + i) * shape.ld + j, av);
+      const double2 xi = to_complex<double>(x[i * shape.nw + w]);
 #pragma unroll
       for (int v = 0; v < V; ++v)
-        conj_multiply_add(acc[f][v], av[v], xi);
+        conj_multiply_add(acc[f][v], to_complex<double>(av[v]), xi);
     }
   }
 #pragma unroll
-  for (int f = 0; f < W; ++f)
+  for (int v = 0; v < V; ++v)
 #pragma unroll
-    for (int v = 0; v < V; ++v)
+    for (int f = 0; f < W; ++f)
       if (f < freqs && j + v < shape.nm) y[(j + v) * shape.nw + w0 + f] = to_complex<TY>(acc[f][v]);
 }
 
-void check_grid(index_t blocks) {
+unsigned grid(index_t blocks) {
   if (blocks > 0x7fffffff)
     throw Error(
         "batched GEMV: " + std::to_string(blocks) +
         " thread blocks exceed the CUDA grid limit; split the operator over a process grid");
+  return static_cast<unsigned>(blocks);
 }
 
-constexpr int kFrequencies = 2;  // W: two FP64 complex values fill a 32-byte sector
+constexpr int kRowFrequencies = 2;  // W of the F kernel: two FP64 complex values fill a sector
 
 template <int R, typename TA, typename TX, typename TY>
 void launch_rows(const complex_t<TA>* a, const GemvShape& shape, const complex_t<TX>* x,
-                 complex_t<TY>* y, cudaStream_t stream) {
-  const index_t items = (shape.nd + R - 1) / R * ((shape.nw + kFrequencies - 1) / kFrequencies);
-  const index_t blocks = (items + kWarps - 1) / kWarps;
-  check_grid(blocks);
-  gemv_rows_kernel<R, kFrequencies, TA, TX, TY>
-      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, shape, x, y);
+                 complex_t<TY>* y, int split, cudaStream_t stream) {
+  const index_t items =
+      (shape.nd + R - 1) / R * ((shape.nw + kRowFrequencies - 1) / kRowFrequencies);
+  const index_t per_block = kWarps / split;
+  gemv_rows_kernel<R, kRowFrequencies, TA, TX, TY>
+      <<<grid((items + per_block - 1) / per_block), kThreads, 0, stream>>>(a, shape, split, x, y);
 }
 
-template <typename TA, typename TX, typename TY>
+template <int W, typename TA, typename TX, typename TY>
 void launch_columns(const complex_t<TA>* a, const GemvShape& shape, const complex_t<TX>* x,
                     complex_t<TY>* y, cudaStream_t stream) {
+  const index_t columns_per_block = kThreads * kPacket<TA>;
   const index_t blocks =
-      (shape.nm + kThreads - 1) / kThreads * ((shape.nw + kFrequencies - 1) / kFrequencies);
-  check_grid(blocks);
-  gemv_columns_kernel<kFrequencies, TA, TX, TY>
-      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, shape, x, y);
+      (shape.nm + columns_per_block - 1) / columns_per_block * ((shape.nw + W - 1) / W);
+  gemv_columns_kernel<W, TA, TX, TY><<<grid(blocks), kThreads, 0, stream>>>(a, shape, x, y);
 }
+
+// Each split segment should stream at least this many columns.
+constexpr index_t kMinSegment = 256;
 
 }  // namespace
 
+std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int sms) {
+  // A multiprocessor holds 64 warps; the kernels are memory-bound, so the estimate wants about
+  // two full waves of warps (F) or of blocks (F*) to hide the latency of the loads.
+  const index_t resident_warps = index_t{sms} * 64;
+  std::vector<GemvTuning> tunings;
+  if (!adjoint) {
+    const index_t rows = shape.nd > 2 ? 4 : 2;
+    const index_t items = (shape.nd + rows - 1) / rows * ((shape.nw + 1) / 2);
+    int best = 1;
+    while (best < 8 && items * best < 2 * resident_warps && shape.nm >= 2 * best * kMinSegment)
+      best *= 2;
+    tunings.push_back({.split = best});
+    for (int split : {1, 2, 4, 8})
+      if (split != best && shape.nm >= split * kMinSegment) tunings.push_back({.split = split});
+  } else {
+    // More frequencies per thread when a thread has few rows to walk, while the blocks still
+    // fill the device four times over.
+    const index_t column_blocks = (shape.nm + kThreads - 1) / kThreads;
+    const auto blocks = [&](int freqs) { return column_blocks * ((shape.nw + freqs - 1) / freqs); };
+    int best = 2;
+    while (best < 8 && shape.nd * best < 64 && blocks(2 * best) >= 4 * resident_warps / kWarps)
+      best *= 2;
+    tunings.push_back({.freqs = best});
+    for (int freqs : {2, 4, 8})
+      if (freqs != best) tunings.push_back({.freqs = freqs});
+  }
+  return tunings;
+}
+
+std::string describe(const GemvTuning& tuning, bool adjoint) {
+  return adjoint ? "freqs=" + std::to_string(tuning.freqs)
+                 : "split=" + std::to_string(tuning.split);
+}
+
 template <typename TA, typename TX, typename TY>
 void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
-                const complex_t<TX>* x, complex_t<TY>* y, cudaStream_t stream) {
-  if (adjoint)
-    launch_columns<TA, TX, TY>(a, shape, x, y, stream);
-  else if (shape.nd > 2)  // four rows per warp reuse x; fewer rows waste no loads
-    launch_rows<4, TA, TX, TY>(a, shape, x, y, stream);
-  else
-    launch_rows<2, TA, TX, TY>(a, shape, x, y, stream);
+                const complex_t<TX>* x, complex_t<TY>* y, const GemvTuning& tuning,
+                cudaStream_t stream) {
+  if (adjoint) {
+    switch (tuning.freqs) {
+      case 2:
+        launch_columns<2, TA, TX, TY>(a, shape, x, y, stream);
+        break;
+      case 4:
+        launch_columns<4, TA, TX, TY>(a, shape, x, y, stream);
+        break;
+      case 8:
+        launch_columns<8, TA, TX, TY>(a, shape, x, y, stream);
+        break;
+      default:
+        throw Error("batched GEMV: freqs=" + std::to_string(tuning.freqs) +
+                    " is not one of 2, 4, 8");
+    }
+  } else {
+    if (tuning.split != 1 && tuning.split != 2 && tuning.split != 4 && tuning.split != 8)
+      throw Error("batched GEMV: split=" + std::to_string(tuning.split) +
+                  " is not one of 1, 2, 4, 8");
+    if (shape.nd > 2)  // four rows per warp reuse x; fewer rows waste no loads
+      launch_rows<4, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+    else
+      launch_rows<2, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+  }
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
 }
 
-#define SHIFTOP_INSTANTIATE_GEMV(TA, TX, TY)                                         \
-  template void gemv_fused<TA, TX, TY>(bool, const complex_t<TA>*, const GemvShape&, \
-                                       const complex_t<TX>*, complex_t<TY>*, cudaStream_t);
+#define SHIFTOP_INSTANTIATE_GEMV(TA, TX, TY)                                                    \
+  template void gemv_fused<TA, TX, TY>(bool, const complex_t<TA>*, const GemvShape&,            \
+                                       const complex_t<TX>*, complex_t<TY>*, const GemvTuning&, \
+                                       cudaStream_t);
 #define SHIFTOP_OVER_Y(TA, TX) \
   SHIFTOP_INSTANTIATE_GEMV(TA, TX, float) SHIFTOP_INSTANTIATE_GEMV(TA, TX, double)
 #define SHIFTOP_OVER_X(TA) SHIFTOP_OVER_Y(TA, float) SHIFTOP_OVER_Y(TA, double)

@@ -23,17 +23,17 @@ using pair_t = complex_t<T>;  // two consecutive reals: float2 or double2
 // length, so that every pair is aligned; odd nt falls back to one element per thread.
 template <typename T1, typename T2, int V>
 __global__ void pad_kernel(const double* __restrict__ x, T2* __restrict__ padded, index_t series,
-                           index_t nt) {
+                           index_t nt, index_t length) {
   const index_t per_row = nt / V, total = series * per_row;
   for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < total;
        k += index_t{gridDim.x} * blockDim.x) {
     const index_t s = k / per_row, t = (k - s * per_row) * V;
     if constexpr (V == 2) {
       const double2 v = *reinterpret_cast<const double2*>(x + s * nt + t);
-      *reinterpret_cast<pair_t<T2>*>(padded + s * 2 * nt + t) = {
+      *reinterpret_cast<pair_t<T2>*>(padded + s * length + t) = {
           static_cast<T2>(static_cast<T1>(v.x)), static_cast<T2>(static_cast<T1>(v.y))};
     } else {
-      padded[s * 2 * nt + t] = static_cast<T2>(static_cast<T1>(x[s * nt + t]));
+      padded[s * length + t] = static_cast<T2>(static_cast<T1>(x[s * nt + t]));
     }
   }
 }
@@ -111,15 +111,15 @@ __global__ void cast_kernel(const complex_t<TS>* __restrict__ src, complex_t<TD>
 }
 
 __global__ void circulant_kernel(const double* __restrict__ col, const double* __restrict__ row,
-                                 double* __restrict__ series, index_t count, index_t nt) {
-  const index_t length = 2 * nt;
+                                 double* __restrict__ series, index_t count, index_t nt,
+                                 index_t length) {
   for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < count * length;
        k += index_t{gridDim.x} * blockDim.x) {
     const index_t s = k / length, t = k - s * length;
     double v = 0.0;
     if (t < nt)
       v = col[s * nt + t];
-    else if (t > nt && row != nullptr)
+    else if (t > length - nt && row != nullptr)
       v = row[s * nt + length - t];
     series[k] = v;
   }
@@ -138,12 +138,14 @@ dim3 transpose_grid(const TransposeShape& shape) {
 }  // namespace
 
 template <typename T1, typename T2>
-void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, cudaStream_t stream) {
+void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, index_t length,
+                  cudaStream_t stream) {
   if (nt % 2 == 0)
     pad_kernel<T1, T2, 2>
-        <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(x, padded, series, nt);
+        <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(x, padded, series, nt, length);
   else
-    pad_kernel<T1, T2, 1><<<grid_for(series * nt), kThreads, 0, stream>>>(x, padded, series, nt);
+    pad_kernel<T1, T2, 1>
+        <<<grid_for(series * nt), kThreads, 0, stream>>>(x, padded, series, nt, length);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -176,8 +178,9 @@ void from_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const Tr
 }
 
 void circulant_columns(const double* col, const double* row, double* series, index_t count,
-                       index_t nt, cudaStream_t stream) {
-  circulant_kernel<<<grid_for(count * 2 * nt), kThreads, 0, stream>>>(col, row, series, count, nt);
+                       index_t nt, index_t length, cudaStream_t stream) {
+  circulant_kernel<<<grid_for(count * length), kThreads, 0, stream>>>(col, row, series, count, nt,
+                                                                      length);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -190,7 +193,7 @@ void cast_complex(const complex_t<TS>* src, complex_t<TD>* dst, index_t n, cudaS
 // Every precision combination the five phases can ask for.
 #define SHIFTOP_PAIRS(X) X(float, float) X(float, double) X(double, float) X(double, double)
 #define SHIFTOP_INSTANTIATE(A, B)                                                                 \
-  template void pad_and_cast<A, B>(const double*, B*, index_t, index_t, cudaStream_t);            \
+  template void pad_and_cast<A, B>(const double*, B*, index_t, index_t, index_t, cudaStream_t);   \
   template void unpad_and_cast<A, B>(const A*, index_t, double*, index_t, index_t, cudaStream_t); \
   template void to_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                      \
                                          const TransposeShape&, bool, double, cudaStream_t);      \

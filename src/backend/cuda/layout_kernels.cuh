@@ -13,10 +13,11 @@ namespace shiftop::cuda {
 
 using index_t = std::int64_t;
 
-/// padded[s][t] = T2(T1(x[s][t])) for t < nt and each of `series` series; padded has row length
-/// 2*nt and its second halves (the zero padding) are never written.
+/// padded[s][t] = T2(T1(x[s][t])) for t < nt and each of `series` series; padded has rows of
+/// `length` (even, >= 2*nt) and their tails (the zero padding) are never written.
 template <typename T1, typename T2>
-void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, cudaStream_t stream);
+void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, index_t length,
+                  cudaStream_t stream);
 
 /// y[s][t] = double(T5(padded[s][t])) for t < nt; padded rows are `ld` reals apart.
 template <typename T4, typename T5>
@@ -42,11 +43,12 @@ template <typename TS, typename TD>
 void from_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
                           bool conj, cudaStream_t stream);
 
-/// series[s] = the first column of the block circulant embedding of kernel s, length 2*nt
-/// (Venkat et al., eq. (8)): col[s][0..nt), a zero at nt, then row[s][nt-1..1] (the lags
-/// -(nt-1)..-1) or zeros when `row` is null (block-triangular F).
+/// series[s] = the first column of the circulant embedding of kernel s, of length `length`
+/// >= 2*nt-1 (Venkat et al., eq. (8), where length = 2*nt): col[s][0..nt), zeros, then the last
+/// nt-1 entries row[s][nt-1..1] (the lags -(nt-1)..-1), or zeros when `row` is null
+/// (block-triangular F).
 void circulant_columns(const double* col, const double* row, double* series, index_t count,
-                       index_t nt, cudaStream_t stream);
+                       index_t nt, index_t length, cudaStream_t stream);
 
 /// dst[k] = T(src[k]) for n complex values.
 template <typename TS, typename TD>

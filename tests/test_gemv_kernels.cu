@@ -1,9 +1,9 @@
 // The fused batched GEMV kernels alone (backend/cuda/gemv_kernels.cuh, ctest label `gpu`): F and F*
 // against a long double host reference on tiny, odd and partial-tile shapes, under EVERY tuning
-// (split 1/2/4/8 for F, freqs 2/4/8 for F*, not only those gemv_tunings lists), in FP64 and FP32
-// with same and mixed vector precisions; also gemv_tunings' lists and the rejection of invalid
-// tunings. Outputs, and a guard after them, are poisoned with NaN before every launch, so
-// unwritten elements and writes past the end fail. Rows of F^ are zero beyond nm, as required.
+// (rows 2/4/8 x split 1/2/4/8 for F, freqs 2/4/8 for F*, not only those gemv_tunings lists), in
+// FP64 and FP32 with same and mixed vector precisions; also gemv_tunings' lists and the rejection
+// of invalid tunings. Outputs, and a guard after them, are poisoned with NaN before every launch,
+// so unwritten elements and writes past the end fail. Rows of F^ are zero beyond nm, as required.
 //
 // Tolerances are relative to scale = sum |a||x| of each output element, which bounds every partial
 // sum. The reference uses the stored TA and TX values exactly, and the kernels accumulate in FP64
@@ -22,6 +22,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/gemv_kernels.cuh"
@@ -148,6 +149,14 @@ using AllPrecisions =
     ::testing::Types<Precisions<double, double, double>, Precisions<float, float, float>,
                      Precisions<float, double, double>, Precisions<double, float, float>>;
 
+std::vector<GemvTuning> every_rows_and_split() {
+  std::vector<GemvTuning> all;
+  for (int rows : {2, 4, 8})
+    for (int split : {1, 2, 4, 8})
+      all.push_back({.rows = rows, .split = split});
+  return all;
+}
+
 template <typename P>
 class GemvFused : public ::testing::Test {};
 TYPED_TEST_SUITE(GemvFused, AllPrecisions, PrecisionName);
@@ -175,7 +184,7 @@ TYPED_TEST(GemvFused, EveryShapeAndTuningMatchesTheReference) {
       ASSERT_NO_FATAL_FAILURE(allocate(y_d, y.size()));
       const std::vector<GemvTuning> tunings =
           adjoint ? std::vector<GemvTuning>{{.freqs = 2}, {.freqs = 4}, {.freqs = 8}}
-                  : std::vector<GemvTuning>{{.split = 1}, {.split = 2}, {.split = 4}, {.split = 8}};
+                  : every_rows_and_split();
       for (const GemvTuning& tuning : tunings) {
         SCOPED_TRACE(name(s) + (adjoint ? " F* " : " F ") + describe(tuning, adjoint));
         const std::size_t bytes = y.size() * sizeof(complex_t<TY>);
@@ -195,18 +204,23 @@ TEST(GemvTunings, ValidDistinctAndComplete) {
   for (const GemvShape& s : kShapes)
     for (int sms : {1, 132}) {
       SCOPED_TRACE(name(s) + " sms=" + std::to_string(sms));
-      std::vector<int> splits, freqs;
+      std::vector<std::pair<int, int>> rows_splits;
+      std::vector<int> freqs;
       for (const GemvTuning& t : gemv_tunings(false, s, sms))
-        splits.push_back(t.split);
+        rows_splits.emplace_back(t.rows, t.split);
       for (const GemvTuning& t : gemv_tunings(true, s, sms))
         freqs.push_back(t.freqs);
-      ASSERT_FALSE(splits.empty());  // the first, the estimated best, is checked with the rest
-      for (int split : splits) {
+      ASSERT_FALSE(rows_splits.empty());  // the first, the estimated best, is checked with the rest
+      for (const auto [rows, split] : rows_splits) {
+        EXPECT_TRUE(rows == 2 || rows == 4 || rows == 8) << rows;
+        // All rows in one tile up to 4; beyond that, tiles of 4 or 8.
+        EXPECT_EQ(rows == 2, s.nd <= 2) << "rows=" << rows;
         EXPECT_TRUE(split == 1 || split == 2 || split == 4 || split == 8) << split;
         if (split > 1) EXPECT_GE(s.nm, split * 256) << "split=" << split;
       }
-      std::sort(splits.begin(), splits.end());
-      EXPECT_EQ(std::adjacent_find(splits.begin(), splits.end()), splits.end()) << "duplicates";
+      std::sort(rows_splits.begin(), rows_splits.end());
+      EXPECT_EQ(std::adjacent_find(rows_splits.begin(), rows_splits.end()), rows_splits.end())
+          << "duplicates";
       std::sort(freqs.begin(), freqs.end());
       EXPECT_EQ(freqs, (std::vector<int>{2, 4, 8}));
     }
@@ -224,6 +238,7 @@ TEST(GemvFusedTuning, InvalidParametersThrow) {
     }
   };
   expect_refused(false, {.split = 3}, "split=3");
+  expect_refused(false, {.rows = 3}, "rows=3");
   expect_refused(true, {.freqs = 5}, "freqs=5");
 }
 

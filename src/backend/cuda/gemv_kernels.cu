@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int r = 0; r < R; ++r)
       acc[f][r] = {0.0, 0.0};
-#pragma unroll 2
+#pragma unroll(R* W >= 16 ? 1 : 2)  // at most 16 loads of F^ in flight: registers
   for (index_t j = begin + lane * V; j < end; j += kStep) {
 #pragma unroll
     for (int f = 0; f < W; ++f) {
@@ -192,14 +192,21 @@ std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int s
   const index_t resident_warps = index_t{sms} * 64;
   std::vector<GemvTuning> tunings;
   if (!adjoint) {
-    const index_t rows = shape.nd > 2 ? 4 : 2;
-    const index_t items = (shape.nd + rows - 1) / rows * ((shape.nw + 1) / 2);
+    // Rows per warp: all of them up to 4; beyond, 4 or 8 (8 halves the x traffic per byte of
+    // F^ and wastes at most 7 clamped rows per tile).
+    const std::vector<int> row_choices = shape.nd <= 2   ? std::vector<int>{2}
+                                         : shape.nd <= 4 ? std::vector<int>{4}
+                                         : shape.nd <= 8 ? std::vector<int>{8, 4}
+                                                         : std::vector<int>{4, 8};
+    const index_t items = (shape.nd + row_choices[0] - 1) / row_choices[0] * ((shape.nw + 1) / 2);
     int best = 1;
     while (best < 8 && items * best < 2 * resident_warps && shape.nm >= 2 * best * kMinSegment)
       best *= 2;
-    tunings.push_back({.split = best});
-    for (int split : {1, 2, 4, 8})
-      if (split != best && shape.nm >= split * kMinSegment) tunings.push_back({.split = split});
+    tunings.push_back({.rows = row_choices[0], .split = best});
+    for (int rows : row_choices)
+      for (int split : {1, 2, 4, 8})
+        if (!(rows == row_choices[0] && split == best) && shape.nm >= split * kMinSegment)
+          tunings.push_back({.rows = rows, .split = split});
   } else {
     // More frequencies per thread when a thread has few rows to walk, while the blocks still
     // fill the device four times over.
@@ -217,7 +224,7 @@ std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int s
 
 std::string describe(const GemvTuning& tuning, bool adjoint) {
   return adjoint ? "freqs=" + std::to_string(tuning.freqs)
-                 : "split=" + std::to_string(tuning.split);
+                 : "rows=" + std::to_string(tuning.rows) + " split=" + std::to_string(tuning.split);
 }
 
 template <typename TA, typename TX, typename TY>
@@ -243,10 +250,19 @@ void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
     if (tuning.split != 1 && tuning.split != 2 && tuning.split != 4 && tuning.split != 8)
       throw Error("batched GEMV: split=" + std::to_string(tuning.split) +
                   " is not one of 1, 2, 4, 8");
-    if (shape.nd > 2)  // four rows per warp reuse x; fewer rows waste no loads
-      launch_rows<4, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
-    else
-      launch_rows<2, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+    switch (tuning.rows) {
+      case 2:
+        launch_rows<2, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+        break;
+      case 4:
+        launch_rows<4, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+        break;
+      case 8:
+        launch_rows<8, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+        break;
+      default:
+        throw Error("batched GEMV: rows=" + std::to_string(tuning.rows) + " is not one of 2, 4, 8");
+    }
   }
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
 }

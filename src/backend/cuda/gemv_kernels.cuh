@@ -26,7 +26,10 @@ struct GemvShape {
 /// otherwise too few warps to keep enough loads in flight. F*: `freqs` adjacent frequencies per
 /// thread: with few rows a thread otherwise does too little work, and its writes of W adjacent
 /// frequencies fill 16*W-byte segments.
+/// Also for F: `rows` of F^ per warp, each x value loaded once for all of them (x is read with a
+/// stride, so fewer rows cost more x traffic; more rows cost registers).
 struct GemvTuning {
+  int rows = 4;   // 2, 4 or 8 (F)
   int split = 1;  // 1, 2, 4 or 8 (F)
   int freqs = 2;  // 2, 4 or 8 (F*)
   bool operator==(const GemvTuning&) const = default;
@@ -36,7 +39,7 @@ struct GemvTuning {
 /// estimated best first.
 std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int sms);
 
-/// "split=8" or "freqs=4": the parameter that applies to the product.
+/// "rows=4 split=8" or "freqs=4": the parameters that apply to the product.
 std::string describe(const GemvTuning& tuning, bool adjoint);
 
 /// y = F^ x (adjoint = false; x is [nm][nw], y is [nd][nw]) or y = F^^H x (x [nd][nw],

@@ -429,12 +429,9 @@ void CudaEngine::choose_gemv_kernels() {
     if (options_.gemv != GemvKernel::Cublas)
       for (const cuda::GemvTuning& tuning : cuda::gemv_tunings(adjoint == 1, gemv_shape(), sms_))
         candidates.emplace_back(tuning);
-    // cuBLAS computes an FP32 product in FP32, the fused kernels in FP64 (gemv_kernels.cu): with
-    // phase 3 in single precision the choice would change the accuracy, so Auto keeps to the
-    // fused kernels there.
-    if (options_.gemv == GemvKernel::Cublas ||
-        (options_.gemv == GemvKernel::Auto && precision_[Phase::Gemv] == Precision::Double))
-      candidates.emplace_back(std::nullopt);
+    // With phase 3 in FP32 the candidates differ in accuracy too: cuBLAS accumulates in FP32, the
+    // fused kernels in FP64. The plan keeps the fastest, as for FP64; gemv_kernel() says which.
+    if (options_.gemv != GemvKernel::Fused) candidates.emplace_back(std::nullopt);
     kernel_[adjoint] = candidates.front();  // the estimate
     if (options_.fft_planning != FftPlanning::Measure || candidates.size() == 1) continue;
     // Whole passes, so that what the kernels leave in L2 for the inverse FFT counts; the

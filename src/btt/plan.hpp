@@ -28,7 +28,7 @@ enum class GemvKernel { Auto, Fused, Cublas };
 struct PlanOptions {
   Backend backend = Backend::Cpu;
   /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD". On the GPU an S
-  /// GEMV reads an FP32 F^ and, in the fused kernels (one right-hand side), accumulates in FP64.
+  /// GEMV reads an FP32 F^; the fused kernels accumulate in FP64, cuBLAS in FP32.
   std::string precision = "DDDDD";
   /// CPU threads for FFTW and OpenMP; 0 uses OpenMP's default.
   int threads = 0;

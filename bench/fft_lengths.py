@@ -36,9 +36,9 @@ def main():
     print("device-to-device copy GB/s", copy_gbs)
     results = []
     for batch, nt in ((40000, 2000), (5000, 1000), (100, 1000), (7, 2000)):
-        power = 1 << (2 * nt - 1).bit_length()
-        for length in sorted({2 * nt - 1, 2 * nt, power, 2 * nt + nt // 40, 2 * nt + nt // 32,
-                              2 * nt + nt // 20}):
+        # 2Nt - 1, 2Nt, smooth lengths (2^a 3^b 5^c 7^d) up to the next power of two, and one beyond
+        smooth = {2000: (2016, 2025, 2048, 2058), 4000: (4032, 4050, 4096, 4116)}[2 * nt]
+        for length in (2 * nt - 1, 2 * nt, *smooth):
             for dtype in (cp.float64, cp.float32):
                 x = cp.random.rand(batch, length).astype(dtype)
                 spectra = cp.fft.rfft(x, axis=1)

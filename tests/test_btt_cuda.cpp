@@ -139,6 +139,20 @@ TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
     EXPECT_LE(testing::relative_error(y, want), 1e-13)
         << gpu.gemv_kernel(op) << ", L = " << gpu.fft_length();
   }
+  // The kernel family can be changed on the plan (as `shiftop tune` does for FP32 phase 3).
+  for (GemvKernel kernel : {GemvKernel::Cublas, GemvKernel::Fused}) {
+    gpu.set_gemv_kernel(kernel);
+    for (Op op : {Op::F, Op::Fadj}) {
+      const std::string name = gpu.gemv_kernel(op);
+      EXPECT_EQ(name.substr(0, 5), kernel == GemvKernel::Fused ? "fused" : "cubla") << name;
+      const auto x =
+          testing::random_vector(static_cast<std::size_t>(input_blocks(op, s) * s.nt), 4);
+      std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt), kNaN);
+      gpu.apply(op, x, y);
+      const auto want = testing::dense_apply(dense, s.nd * s.nt, s.nm * s.nt, op == Op::Fadj, x, 1);
+      EXPECT_LE(testing::relative_error(y, want), 1e-13) << name;
+    }
+  }
 }
 
 TEST(Cuda, AdjointIdentityOnTheDevice) {

@@ -89,15 +89,20 @@ std::string panel_svg(const TunePanel& panel, double offset_x) {
     s += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title></circle>\n",
         a.px(p.milliseconds), a.py(err), p.on_front ? 5 : 3, p.on_front ? "#c0392b" : "#2c7fb8",
-        p.precision);
+        p.label());
     if (p.on_front)
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\">{}</text>\n",
-                       a.px(p.milliseconds) + 6, a.py(err) - 6, p.precision);
+                       a.px(p.milliseconds) + 6, a.py(err) - 6, p.label());
   }
   return s + "</g>\n";
 }
 
 }  // namespace
+
+std::string TunePoint::label() const {
+  if (kernel.empty() || precision.size() < 3 || precision[2] != 'S') return precision;
+  return precision + " " + kernel.substr(0, kernel.find(' '));
+}
 
 std::string pareto_svg(const std::vector<TunePanel>& panels) {
   std::string s = fmt::format(

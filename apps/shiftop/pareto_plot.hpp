@@ -9,9 +9,13 @@ namespace shiftop::app {
 
 struct TunePoint {
   std::string precision;
+  std::string kernel;  // the phase-3 kernel on the GPU ("cublas", "fused ..."); empty on the CPU
   double milliseconds = 0;
   double relative_error = 0;
   bool on_front = false;
+  /// "DDSDD", or "DDSDD fused" / "DDSDD cublas" on the GPU where phase 3 is FP32 (the two differ
+  /// in accuracy there).
+  std::string label() const;
 };
 
 struct TunePanel {

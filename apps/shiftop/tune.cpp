@@ -2,7 +2,9 @@
 // (or a random one), timed and compared with FP64 (mixed-precision paper, section 3.2 and 4.2):
 // prints the Pareto front of (time, error) and the fastest configuration under --tol, and writes
 // JSON and an SVG plot. The input vectors carry mantissa bits below FP32's, so that rounding the
-// input to FP32 (phase 1 in S) shows in the error.
+// input to FP32 (phase 1 in S) shows in the error. On the GPU, a configuration with FP32 in
+// phase 3 for which the plan picks cuBLAS (FP32 sums) is also timed with the fused kernels (FP64
+// sums, same bytes): a second point, often much more accurate for a little more time.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -97,11 +99,11 @@ void run(const TuneOptions& o) {
     Runner runner(plan, op, x, y, 1, cuda, o.device);
     std::vector<double> exact;
     TunePanel panel{fmt::format("{} on {}", to_string(op), s.str()), {}, o.tolerance};
-    for (std::size_t k = 0; k < configs.size(); ++k) {
-      plan.set_precision(configs[k].str());
+    // Times the plan as it is set up and compares its result with FP64's (`exact`).
+    const auto measure = [&](const PrecisionConfig& config) {
       runner.apply();  // warm-up, and the result
       const std::vector<double>& result = runner.result();
-      if (k == 0) exact = result;  // configs[0] is DDDDD
+      if (exact.empty()) exact = result;  // configs[0] is DDDDD
       double diff = 0, ref = 0;
       for (std::size_t e = 0; e < exact.size(); ++e) {
         diff += (result[e] - exact[e]) * (result[e] - exact[e]);
@@ -114,14 +116,26 @@ void run(const TuneOptions& o) {
         runner.apply();
         times.push_back(watch.lap());
       }
-      const TunePoint point{configs[k].str(), median(times) * 1e3,
+      const TunePoint point{config.str(), cuda ? plan.gemv_kernel(op) : "", median(times) * 1e3,
                             ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff)};
       require(std::isfinite(point.relative_error),
               "tune: {} in {} gave a non-finite result (overflow in FP32?)", to_string(op),
-              point.precision);
-      fmt::print(stderr, "[tune] {:<4} {:2}/{} {} {:9.3f} ms  error {:.2e}\n", to_string(op), k + 1,
-                 configs.size(), point.precision, point.milliseconds, point.relative_error);
-      panel.points.push_back(point);
+              point.label());
+      fmt::print(stderr, "[tune] {:<4} {:<12} {:9.3f} ms  error {:.2e}  ({})\n", to_string(op),
+                 point.label(), point.milliseconds, point.relative_error,
+                 cuda ? point.kernel : "cpu");
+      return point;
+    };
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+      fmt::print(stderr, "[tune] {:<4} {:2}/{}\n", to_string(op), k + 1, configs.size());
+      plan.set_precision(configs[k].str());
+      panel.points.push_back(measure(configs[k]));
+      if (cuda && configs[k][Phase::Gemv] == Precision::Single &&
+          panel.points.back().kernel == "cublas") {
+        plan.set_gemv_kernel(btt::GemvKernel::Fused);
+        panel.points.push_back(measure(configs[k]));
+        plan.set_gemv_kernel(btt::GemvKernel::Auto);
+      }
     }
     mark_front(panel.points);
     const TunePoint& fp64 = panel.points.front();
@@ -132,20 +146,27 @@ void run(const TuneOptions& o) {
     fmt::print("{}: Pareto front (time, relative error vs FP64):\n", panel.title);
     for (const TunePoint& p : panel.points)
       if (p.on_front)
-        fmt::print("  {}  {:9.3f} ms  {:5.2f}x  {:.2e}{}\n", p.precision, p.milliseconds,
+        fmt::print("  {:<12}  {:9.3f} ms  {:5.2f}x  {:.2e}{}\n", p.label(), p.milliseconds,
                    fp64.milliseconds / p.milliseconds, p.relative_error,
                    &p == best ? "  <- fastest under --tol" : "");
     nlohmann::ordered_json entry;
     for (const TunePoint& p : panel.points)
       entry["configurations"].push_back({{"precision", p.precision},
+                                         {"gemv_kernel", p.kernel},
                                          {"median_ms", p.milliseconds},
                                          {"relative_error", p.relative_error},
                                          {"pareto", p.on_front}});
     if (best) {
       entry["fastest_under_tolerance"] = best->precision;
+      entry["fastest_under_tolerance_gemv_kernel"] = best->kernel;
       entry["speedup_over_fp64"] = fp64.milliseconds / best->milliseconds;
-      fmt::print("  fastest under {:.1e}: {} ({:.2f}x FP64)\n", o.tolerance, best->precision,
-                 fp64.milliseconds / best->milliseconds);
+      fmt::print("  fastest under {:.1e}: {} ({:.2f}x FP64){}\n", o.tolerance, best->label(),
+                 fp64.milliseconds / best->milliseconds,
+                 best->label() != best->precision
+                     ? fmt::format("; plan option gemv = {}", best->kernel.substr(0, 5) == "fused"
+                                                                  ? "Fused (--gemv fused)"
+                                                                  : "Cublas (--gemv cublas)")
+                     : "");
     }
     out["ops"][std::string(to_string(op))] = entry;
     panels.push_back(std::move(panel));

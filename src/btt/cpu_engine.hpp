@@ -22,6 +22,7 @@ class CpuEngine final : public Engine {
 
   void apply(Op op, const double* x, double* y, index_t nrhs) override;
   void set_precision(const PrecisionConfig& precision) override;
+  void set_gemv_kernel(GemvKernel) override {}  // one phase-3 implementation
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
   std::string gemv_kernel(Op) const override { return "cpu"; }

@@ -92,6 +92,7 @@ class CudaEngine final : public Engine {
   void apply(Op op, const double* x, double* y, index_t nrhs) override;
   void apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream) override;
   void set_precision(const PrecisionConfig& precision) override;
+  void set_gemv_kernel(GemvKernel kernel) override;
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
   std::string gemv_kernel(Op op) const override {
@@ -134,6 +135,8 @@ class CudaEngine final : public Engine {
     return {.nd = shape_.nd, .nm = shape_.nm, .ld = ld_, .nw = nw_};
   }
   void choose_gemv_kernels();
+  /// Drops the captured CUDA graph (its kernels or buffers changed).
+  void forget_graph();
   /// Event k of a pass (profiling only): 0 start, 1 padded, 2 transformed, 3 reordered,
   /// 4 multiplied, 5 reordered back, 6 transformed back, 7 unpadded.
   void mark(int k);
@@ -412,13 +415,23 @@ void CudaEngine::set_precision(const PrecisionConfig& precision) {
   precision_ = precision;
   // The padded series are read as FP32 or FP64 rows: re-zero the padding for the new view.
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(padded_.as<void>(), 0, padded_.bytes(), stream_));
-  if (graph_ != nullptr) {
-    SHIFTOP_CUDA_CHECK(cudaGraphExecDestroy(graph_));
-    graph_ = nullptr;
-    graph_key_.reset();
-  }
+  forget_graph();
   choose_gemv_kernels();
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaEngine::set_gemv_kernel(GemvKernel kernel) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(options_.device));
+  options_.gemv = kernel;
+  forget_graph();
+  choose_gemv_kernels();
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaEngine::forget_graph() {
+  if (graph_ != nullptr) SHIFTOP_CUDA_CHECK(cudaGraphExecDestroy(graph_));
+  graph_ = nullptr;
+  graph_key_.reset();
 }
 
 void CudaEngine::choose_gemv_kernels() {
@@ -632,9 +645,7 @@ void CudaEngine::apply_device(Op op, const double* x, double* y, index_t nrhs, v
   if (options_.cuda_graphs && !options_.profile) {
     const GraphKey key{op, x, y, nrhs};
     if (!graph_key_ || !(*graph_key_ == key)) {
-      if (graph_ != nullptr) SHIFTOP_CUDA_CHECK(cudaGraphExecDestroy(graph_));
-      graph_ = nullptr;
-      graph_key_.reset();
+      forget_graph();
       cudaGraph_t graph = nullptr;
       SHIFTOP_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
       try {

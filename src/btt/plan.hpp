@@ -72,6 +72,7 @@ class Engine {
   /// The same on device pointers, ordered after prior work on `stream` (a cudaStream_t).
   virtual void apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream);
   virtual void set_precision(const PrecisionConfig& precision) = 0;
+  virtual void set_gemv_kernel(GemvKernel kernel) = 0;
   virtual PhaseTimes last_phase_times() const = 0;
   /// Bytes held by the plan: F^ (and its FP32 copy), workspaces.
   virtual std::size_t memory_bytes() const = 0;
@@ -106,6 +107,10 @@ class Plan {
 
   /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.
   void set_precision(std::string_view precision);
+
+  /// Changes which phase-3 kernels the plan may use (PlanOptions::gemv; CUDA only, the CPU has
+  /// one): with FP32 in phase 3 the fused kernels and cuBLAS differ in accuracy, not only in time.
+  void set_gemv_kernel(GemvKernel kernel) { engine_->set_gemv_kernel(kernel); }
 
   const Shape& shape() const { return shape_; }
   const PrecisionConfig& precision() const { return precision_; }

@@ -59,11 +59,16 @@ def main():
             for op in ("F", "Fadj"):
                 bench(nd, nm, nt, "--op", op, "--check")                        # FP64, auto kernel
                 bench(nd, nm, nt, "--op", op, "--profile")                      # phase breakdown
-                bench(nd, nm, nt, "--op", op, "--gemv", "cublas")               # cuBLAS pipeline
+                bench(nd, nm, nt, "--op", op, "--gemv", "cublas")               # cuBLAS kernel
                 bench(nd, nm, nt, "--op", op, "--fft-length", str(2 * nt))      # the 2Nt embedding
+                # What a user would build from cuFFT and cuBLAS: the 2Nt embedding, transposes,
+                # gemvStridedBatched.
+                bench(nd, nm, nt, "--op", op, "--gemv", "cublas", "--fft-length", str(2 * nt))
                 for prec in ("SSSSS",):
                     bench(nd, nm, nt, "--op", op, "--precision", prec)
                     bench(nd, nm, nt, "--op", op, "--precision", prec, "--gemv", "cublas")
+                    bench(nd, nm, nt, "--op", op, "--precision", prec, "--gemv", "cublas",
+                          "--fft-length", str(2 * nt))
                 if name == "wide":  # the skinny shape's 32 vectors alone are 20 GB on the host
                     bench(nd, nm, nt, "--op", op, "--nrhs", "32", reps="5")
             save()

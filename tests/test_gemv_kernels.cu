@@ -1,9 +1,10 @@
 // The fused batched GEMV kernels alone (backend/cuda/gemv_kernels.cuh, ctest label `gpu`): F and F*
 // against a long double host reference on tiny, odd and partial-tile shapes, under EVERY tuning
-// (rows 2/4/8 x split 1/2/4/8 for F, freqs 2/4/8 for F*, not only those gemv_tunings lists), in
-// FP64 and FP32 with same and mixed vector precisions; also gemv_tunings' lists and the rejection
-// of invalid tunings. Outputs, and a guard after them, are poisoned with NaN before every launch,
-// so unwritten elements and writes past the end fail. Rows of F^ are zero beyond nm, as required.
+// (rows 2/4/8 x split 1/2/4/8 for F, freqs 2/4/8 direct or staged for F*, not only those
+// gemv_tunings lists), in FP64 and FP32 with same and mixed vector precisions; also gemv_tunings'
+// lists and the rejection of invalid tunings. Outputs, and a guard after them, are poisoned with
+// NaN before every launch, so unwritten elements and writes past the end fail. Rows of F^ are zero
+// beyond nm, as required.
 //
 // Tolerances are relative to scale = sum |a||x| of each output element, which bounds every partial
 // sum. The reference uses the stored TA and TX values exactly, and the kernels accumulate in FP64
@@ -157,6 +158,14 @@ std::vector<GemvTuning> every_rows_and_split() {
   return all;
 }
 
+std::vector<GemvTuning> every_freqs_and_staging() {
+  std::vector<GemvTuning> all;
+  for (int freqs : {2, 4, 8})
+    for (bool staged : {false, true})
+      all.push_back({.freqs = freqs, .staged = staged});
+  return all;
+}
+
 template <typename P>
 class GemvFused : public ::testing::Test {};
 TYPED_TEST_SUITE(GemvFused, AllPrecisions, PrecisionName);
@@ -183,8 +192,7 @@ TYPED_TEST(GemvFused, EveryShapeAndTuningMatchesTheReference) {
       ASSERT_NO_FATAL_FAILURE(upload(x_d, x));
       ASSERT_NO_FATAL_FAILURE(allocate(y_d, y.size()));
       const std::vector<GemvTuning> tunings =
-          adjoint ? std::vector<GemvTuning>{{.freqs = 2}, {.freqs = 4}, {.freqs = 8}}
-                  : every_rows_and_split();
+          adjoint ? every_freqs_and_staging() : every_rows_and_split();
       for (const GemvTuning& tuning : tunings) {
         SCOPED_TRACE(name(s) + (adjoint ? " F* " : " F ") + describe(tuning, adjoint));
         const std::size_t bytes = y.size() * sizeof(complex_t<TY>);
@@ -199,7 +207,7 @@ TYPED_TEST(GemvFused, EveryShapeAndTuningMatchesTheReference) {
 }
 
 // The lists the plan times: valid, distinct; a split only where each segment keeps >= 256
-// columns; every freqs for F*.
+// columns; every freqs for F*, direct and staged.
 TEST(GemvTunings, ValidDistinctAndComplete) {
   for (const GemvShape& s : kShapes)
     for (int sms : {1, 132}) {
@@ -209,7 +217,7 @@ TEST(GemvTunings, ValidDistinctAndComplete) {
       for (const GemvTuning& t : gemv_tunings(false, s, sms))
         rows_splits.emplace_back(t.rows, t.split);
       for (const GemvTuning& t : gemv_tunings(true, s, sms))
-        freqs.push_back(t.freqs);
+        freqs.push_back(2 * t.freqs + (t.staged ? 1 : 0));
       ASSERT_FALSE(rows_splits.empty());  // the first, the estimated best, is checked with the rest
       for (const auto [rows, split] : rows_splits) {
         EXPECT_TRUE(rows == 2 || rows == 4 || rows == 8) << rows;
@@ -222,7 +230,8 @@ TEST(GemvTunings, ValidDistinctAndComplete) {
       EXPECT_EQ(std::adjacent_find(rows_splits.begin(), rows_splits.end()), rows_splits.end())
           << "duplicates";
       std::sort(freqs.begin(), freqs.end());
-      EXPECT_EQ(freqs, (std::vector<int>{2, 4, 8}));
+      // Every freqs, direct and staged: codes 2 * freqs + staged.
+      EXPECT_EQ(freqs, (std::vector<int>{4, 5, 8, 9, 16, 17}));
     }
 }
 

@@ -123,8 +123,11 @@ __global__ void __launch_bounds__(kThreads, kRowsBlocksPerSm<R, TA>)
 // row in flight (times the unrolling), coalesced across the warp. x[i][w] is the same address for
 // the whole block (a broadcast load). The column tiles of the same frequencies are adjacent
 // blocks. (The library kernel's problem for Nd << Nm, one tiny block per column, mixed-precision
-// paper section 3.1.1, does not arise: a block covers kThreads*V columns.)
-template <int W, typename TA, typename TX, typename TY>
+// paper section 3.1.1, does not arise: a block covers kThreads*V columns.) Each thread's W outputs
+// of a column are adjacent; `Staged` writes them through shared memory so that each store
+// instruction fills whole segments of W*sizeof(TY complex) bytes, W lanes per column, where
+// otherwise every lane stores 16 bytes into a different column.
+template <int W, bool Staged, typename TA, typename TX, typename TY>
 __global__ void __launch_bounds__(kThreads)
     gemv_columns_kernel(const complex_t<TA>* __restrict__ a, GemvShape shape,
                         const complex_t<TX>* __restrict__ x, complex_t<TY>* __restrict__ y) {
@@ -132,8 +135,10 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int V = kPacket<TA>;
   const index_t tiles = (shape.nm + kThreads * V - 1) / (kThreads * V);
   const index_t w0 = index_t{blockIdx.x} / tiles * W;
-  const index_t j = (index_t{blockIdx.x} % tiles * kThreads + threadIdx.x) * V;
-  if (j >= shape.nm) return;
+  const index_t j0 = index_t{blockIdx.x} % tiles * kThreads * V;  // the block's first column
+  const index_t j = j0 + index_t{threadIdx.x} * V;
+  if (!Staged && j >= shape.nm) return;  // staged: every thread reaches the barriers
+  const index_t rows = j < shape.nm ? shape.nd : 0;
   const int freqs = static_cast<int>(min(index_t{W}, shape.nw - w0));
   double2 acc[W][V];
 #pragma unroll
@@ -142,7 +147,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int v = 0; v < V; ++v)
       acc[f][v] = {0.0, 0.0};
 #pragma unroll(W <= 2 ? 4 : 2)
-  for (index_t i = 0; i < shape.nd; ++i) {
+  for (index_t i = 0; i < rows; ++i) {
 #pragma unroll
     for (int f = 0; f < W; ++f) {
       const index_t w = w0 + min(f, freqs - 1);
@@ -154,11 +159,31 @@ __global__ void __launch_bounds__(kThreads)
         conj_multiply_add(acc[f][v], to_complex<double>(av[v]), xi);
     }
   }
+  if constexpr (!Staged) {
 #pragma unroll
-  for (int v = 0; v < V; ++v)
+    for (int v = 0; v < V; ++v)
 #pragma unroll
-    for (int f = 0; f < W; ++f)
-      if (f < freqs && j + v < shape.nm) y[(j + v) * shape.nw + w0 + f] = to_complex<TY>(acc[f][v]);
+      for (int f = 0; f < W; ++f)
+        if (f < freqs && j + v < shape.nm)
+          y[(j + v) * shape.nw + w0 + f] = to_complex<TY>(acc[f][v]);
+  } else {
+    // One pass per packet element v (the tile of kThreads columns fits the 48 KB of static shared
+    // memory); the padded row keeps the threads' stores free of bank conflicts.
+    __shared__ complex_t<TY> tile[kThreads][W + 1];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      if (v > 0) __syncthreads();  // the previous pass has read the tile
+#pragma unroll
+      for (int f = 0; f < W; ++f)
+        tile[threadIdx.x][f] = to_complex<TY>(acc[f][v]);
+      __syncthreads();
+      for (int e = threadIdx.x; e < kThreads * W; e += kThreads) {
+        const int c = e / W, f = e % W;
+        const index_t column = j0 + index_t{c} * V + v;
+        if (f < freqs && column < shape.nm) y[column * shape.nw + w0 + f] = tile[c][f];
+      }
+    }
+  }
 }
 
 unsigned grid(index_t blocks) {
@@ -183,11 +208,14 @@ void launch_rows(const complex_t<TA>* a, const GemvShape& shape, const complex_t
 
 template <int W, typename TA, typename TX, typename TY>
 void launch_columns(const complex_t<TA>* a, const GemvShape& shape, const complex_t<TX>* x,
-                    complex_t<TY>* y, cudaStream_t stream) {
+                    complex_t<TY>* y, bool staged, cudaStream_t stream) {
   const index_t columns_per_block = kThreads * kPacket<TA>;
-  const index_t blocks =
-      (shape.nm + columns_per_block - 1) / columns_per_block * ((shape.nw + W - 1) / W);
-  gemv_columns_kernel<W, TA, TX, TY><<<grid(blocks), kThreads, 0, stream>>>(a, shape, x, y);
+  const unsigned blocks =
+      grid((shape.nm + columns_per_block - 1) / columns_per_block * ((shape.nw + W - 1) / W));
+  if (staged)
+    gemv_columns_kernel<W, true, TA, TX, TY><<<blocks, kThreads, 0, stream>>>(a, shape, x, y);
+  else
+    gemv_columns_kernel<W, false, TA, TX, TY><<<blocks, kThreads, 0, stream>>>(a, shape, x, y);
 }
 
 // Each split segment should stream at least this many columns.
@@ -226,13 +254,14 @@ std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int s
       best *= 2;
     tunings.push_back({.freqs = best});
     for (int freqs : {2, 4, 8})
-      if (freqs != best) tunings.push_back({.freqs = freqs});
+      for (bool staged : {false, true})
+        if (freqs != best || staged) tunings.push_back({.freqs = freqs, .staged = staged});
   }
   return tunings;
 }
 
 std::string describe(const GemvTuning& tuning, bool adjoint) {
-  return adjoint ? "freqs=" + std::to_string(tuning.freqs)
+  return adjoint ? "freqs=" + std::to_string(tuning.freqs) + (tuning.staged ? " staged" : "")
                  : "rows=" + std::to_string(tuning.rows) + " split=" + std::to_string(tuning.split);
 }
 
@@ -243,13 +272,13 @@ void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
   if (adjoint) {
     switch (tuning.freqs) {
       case 2:
-        launch_columns<2, TA, TX, TY>(a, shape, x, y, stream);
+        launch_columns<2, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
         break;
       case 4:
-        launch_columns<4, TA, TX, TY>(a, shape, x, y, stream);
+        launch_columns<4, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
         break;
       case 8:
-        launch_columns<8, TA, TX, TY>(a, shape, x, y, stream);
+        launch_columns<8, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
         break;
       default:
         throw Error("batched GEMV: freqs=" + std::to_string(tuning.freqs) +

@@ -32,6 +32,9 @@ struct GemvTuning {
   int rows = 4;   // 2, 4 or 8 (F)
   int split = 1;  // 1, 2, 4 or 8 (F)
   int freqs = 2;  // 2, 4 or 8 (F*)
+  /// F*: write through shared memory, W consecutive lanes storing one column's W outputs
+  /// (whole 32- to 128-byte segments per instruction) instead of each thread its own column.
+  bool staged = false;
   bool operator==(const GemvTuning&) const = default;
 };
 
@@ -39,7 +42,7 @@ struct GemvTuning {
 /// estimated best first.
 std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int sms);
 
-/// "rows=4 split=8" or "freqs=4": the parameters that apply to the product.
+/// "rows=4 split=8" or "freqs=4" / "freqs=8 staged": the parameters that apply to the product.
 std::string describe(const GemvTuning& tuning, bool adjoint);
 
 /// y = F^ x (adjoint = false; x is [nm][nw], y is [nd][nw]) or y = F^^H x (x [nd][nw],

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "backend/cuda/check.hpp"
-#include "backend/cuda/device.hpp"
 #include "backend/cuda/device_memory.cuh"
 #include "backend/cuda/fft_plan.cuh"
 #include "backend/cuda/gemv_kernels.cuh"

@@ -82,6 +82,7 @@ Heat2d::Heat2d(Heat2dConfig config) : config_(std::move(config)) {
   };
   std::ranges::transform(config_.sources, std::back_inserter(source_offsets_), to_offset);
   std::ranges::transform(config_.sensors, std::back_inserter(sensor_offsets_), to_offset);
+  source_gain_.assign(source_offsets_.size(), config_.dt);  // m is a source rate
 }
 
 Heat2d Heat2d::with_default_layout(index_t n, index_t nsources, index_t nsensors, index_t nt,
@@ -114,8 +115,13 @@ Shape Heat2d::shape() const {
           .nt = config_.nt};
 }
 
-std::vector<double> Heat2d::zero_state() const {
-  return std::vector<double>(static_cast<std::size_t>(padded_side() * padded_side()), 0.0);
+LtiPorts Heat2d::ports() const {
+  return {.shape = shape(),
+          .substeps = config_.substeps,
+          .state_size = static_cast<std::size_t>(padded_side() * padded_side()),
+          .sources = source_offsets_,
+          .gains = source_gain_,
+          .sensors = sensor_offsets_};
 }
 
 void Heat2d::step(const double* in, double* out) const {
@@ -144,104 +150,21 @@ std::vector<double> Heat2d::kernels() const {
   const Shape s = shape();
   s.validate();
   require_available_memory(8 * static_cast<double>(s.kernel_size()), "heat2d: the kernels");
-  std::vector<double> result(static_cast<std::size_t>(s.kernel_size()));  // zero-initialised
-  const double dt = config_.dt;
-  const index_t substeps = config_.substeps;
-  const index_t* sources = source_offsets_.data();
-  const index_t* sensors = sensor_offsets_.data();
-  // Row i of every F_t = B (A^s)^t S C is C^T S^T z_t with z_t = ((A^T)^s)^t B^T e_i: one adjoint
-  // solve per sensor gives all nt blocks' row i. Sensors are few (nd << nm in inverse problems), so
-  // nd adjoint solves are far cheaper than nm forward solves (one per source), which would give
-  // the columns instead. The s transposed substeps from z_t to z_{t+1} pass through
-  // (A^T)^q z_t for q = 0..s-1, whose sum is S^T z_t.
-#pragma omp parallel
-  {
-    std::vector<double> z = zero_state();
-    std::vector<double> next = zero_state();
-#pragma omp for schedule(static)
-    for (index_t i = 0; i < s.nd; ++i) {
-      std::ranges::fill(z, 0.0);
-      double* current = z.data();
-      double* following = next.data();
-      current[sensors[i]] = 1;  // z_0 = B^T e_i
-      double* row = result.data() + i * s.nm * s.nt;
-      for (index_t t = 0; t < s.nt; ++t) {
-        for (index_t q = 0; q < substeps; ++q) {
-          for (index_t j = 0; j < s.nm; ++j)  // accumulate C^T (A^T)^q z_t / dt
-            row[j * s.nt + t] += current[sources[j]];
-          if (t + 1 == s.nt && q + 1 == substeps) break;  // z_nt is not needed
-          step_transposed(current, following);
-          std::swap(current, following);
-        }
-        for (index_t j = 0; j < s.nm; ++j)
-          row[j * s.nt + t] *= dt;
-      }
-    }
-  }
-  return result;
+  return lti_kernels(ports(), [this](const double* in, double* out) { step_transposed(in, out); });
 }
 
 void Heat2d::apply_forward(std::span<const double> m, std::span<double> d) const {
-  const Shape s = shape();
-  require(static_cast<index_t>(m.size()) == s.nm * s.nt,
-          "heat2d apply_forward: m has {} entries, expected nm*nt = {}*{} = {}", m.size(), s.nm,
-          s.nt, s.nm * s.nt);
-  require(static_cast<index_t>(d.size()) == s.nd * s.nt,
-          "heat2d apply_forward: d has {} entries, expected nd*nt = {}*{} = {}", d.size(), s.nd,
-          s.nt, s.nd * s.nt);
-  const double* in = m.data();
-  double* out = d.data();
-  const index_t* sources = source_offsets_.data();
-  const index_t* sensors = sensor_offsets_.data();
-  std::vector<double> u = zero_state();
-  std::vector<double> next = zero_state();
-  double* current = u.data();
-  double* following = next.data();
-  for (index_t k = 0; k < s.nt; ++k) {
-    for (index_t q = 0; q < config_.substeps; ++q) {
-      step(current, following);  // v <- A v + C m_k, m_k held over the observation interval
-      std::swap(current, following);
-      for (index_t j = 0; j < s.nm; ++j)
-        current[sources[j]] += config_.dt * in[j * s.nt + k];
-    }
-    for (index_t i = 0; i < s.nd; ++i)  // d_k = B u_{k+1}
-      out[i * s.nt + k] = current[sensors[i]];
-  }
+  const LtiPorts p = ports();
+  check_lti_vectors(p, "heat2d apply_forward", m.size(), d.size());
+  lti_forward(
+      p, [this](const double* in, double* out) { step(in, out); }, m, d);
 }
 
 void Heat2d::apply_adjoint(std::span<const double> d, std::span<double> m) const {
-  const Shape s = shape();
-  require(static_cast<index_t>(d.size()) == s.nd * s.nt,
-          "heat2d apply_adjoint: d has {} entries, expected nd*nt = {}*{} = {}", d.size(), s.nd,
-          s.nt, s.nd * s.nt);
-  require(static_cast<index_t>(m.size()) == s.nm * s.nt,
-          "heat2d apply_adjoint: m has {} entries, expected nm*nt = {}*{} = {}", m.size(), s.nm,
-          s.nt, s.nm * s.nt);
-  const double* in = d.data();
-  double* out = m.data();
-  const index_t* sources = source_offsets_.data();
-  const index_t* sensors = sensor_offsets_.data();
-  std::vector<double> lambda = zero_state();
-  std::vector<double> next = zero_state();
-  double* current = lambda.data();
-  double* following = next.data();
-  // The adjoint of the substep recursion: mu <- A^T mu (+ B^T d_k at the last substep of
-  // observation step k, where d_k is read); m_k = C^T (sum of mu over step k's substeps).
-  for (index_t k = s.nt - 1; k >= 0; --k) {
-    for (index_t j = 0; j < s.nm; ++j)
-      out[j * s.nt + k] = 0;
-    for (index_t q = config_.substeps - 1; q >= 0; --q) {
-      step_transposed(current, following);
-      std::swap(current, following);
-      if (q + 1 == config_.substeps)
-        for (index_t i = 0; i < s.nd; ++i)
-          current[sensors[i]] += in[i * s.nt + k];
-      for (index_t j = 0; j < s.nm; ++j)
-        out[j * s.nt + k] += current[sources[j]];
-    }
-    for (index_t j = 0; j < s.nm; ++j)
-      out[j * s.nt + k] *= config_.dt;
-  }
+  const LtiPorts p = ports();
+  check_lti_vectors(p, "heat2d apply_adjoint", m.size(), d.size());
+  lti_adjoint(
+      p, [this](const double* in, double* out) { step_transposed(in, out); }, d, m);
 }
 
 }  // namespace shiftop::models

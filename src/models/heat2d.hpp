@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
+#include "models/lti_stepping.hpp"
 
 namespace shiftop::models {
 
@@ -67,7 +68,8 @@ class Heat2d {
  private:
   /// Side of the state array: the n x n interior plus a zero halo for the Dirichlet boundary.
   index_t padded_side() const { return config_.n + 2; }
-  std::vector<double> zero_state() const;
+  /// The sources, gains and sensors for the shared time stepping (models/lti_stepping.hpp).
+  LtiPorts ports() const;
   /// out = A in on padded states (the halo of `out` is never written, so it stays zero).
   void step(const double* in, double* out) const;
   /// out = A^T in.
@@ -79,6 +81,8 @@ class Heat2d {
   /// Sources and sensors as offsets into the padded state array.
   std::vector<index_t> source_offsets_;
   std::vector<index_t> sensor_offsets_;
+  /// C's entry of each source: dt (m is a source rate).
+  std::vector<double> source_gain_;
 };
 
 }  // namespace shiftop::models

@@ -195,8 +195,13 @@ double Wave2d::max_speed() const {
   return result;
 }
 
-std::vector<double> Wave2d::zero_state() const {
-  return std::vector<double>(static_cast<std::size_t>(padded_side() * padded_side()), 0.0);
+LtiPorts Wave2d::ports() const {
+  return {.shape = shape(),
+          .substeps = config_.substeps,
+          .state_size = static_cast<std::size_t>(padded_side() * padded_side()),
+          .sources = source_offsets_,
+          .gains = source_gain_,
+          .sensors = sensor_offsets_};
 }
 
 void Wave2d::step(const double* current, double* older) const {
@@ -252,109 +257,25 @@ std::vector<double> Wave2d::kernels() const {
   s.validate();
   require_available_memory(8 * static_cast<double>(s.kernel_size()),
                            fmt::format("wave2d: the kernels of shape {}", s.str()));
-  std::vector<double> result(static_cast<std::size_t>(s.kernel_size()));  // zero-initialised
-  const index_t substeps = config_.substeps;
-  const index_t* sources = source_offsets_.data();
-  const index_t* sensors = sensor_offsets_.data();
-  const double* gain = source_gain_.data();
-  // Row i of every F_t = B (A^s)^t S C is C^T S^T z_t with z_t = ((A^T)^s)^t B^T e_i: one adjoint
-  // solve per sensor gives all nt blocks' row i. Sensors are few (nd << nm in inverse problems), so
-  // nd adjoint solves are far cheaper than nm forward solves (one per source), which would give
-  // the columns instead. The s transposed substeps from z_t to z_{t+1} pass through
-  // (A^T)^q z_t for q = 0..s-1, whose sum is S^T z_t. B^T e_i and C only touch the first
-  // component p of z = (p, q), and z_0 = (e_i, 0) starts with p_prev = 0.
-#pragma omp parallel
-  {
-    std::vector<double> z = zero_state();
-    std::vector<double> previous = zero_state();
-#pragma omp for schedule(static)
-    for (index_t i = 0; i < s.nd; ++i) {
-      std::ranges::fill(z, 0.0);
-      std::ranges::fill(previous, 0.0);
-      double* current = z.data();
-      double* older = previous.data();
-      current[sensors[i]] = 1;  // z_0 = B^T e_i
-      double* row = result.data() + i * s.nm * s.nt;
-      for (index_t t = 0; t < s.nt; ++t) {
-        for (index_t q = 0; q < substeps; ++q) {
-          for (index_t j = 0; j < s.nm; ++j)  // accumulate P^T (A^T)^q z_t, then scale to C^T
-            row[j * s.nt + t] += current[sources[j]];
-          if (t + 1 == s.nt && q + 1 == substeps) break;  // z_nt is not needed
-          step_transposed(current, older);
-          std::swap(current, older);
-        }
-        for (index_t j = 0; j < s.nm; ++j)
-          row[j * s.nt + t] *= gain[j];
-      }
-    }
-  }
-  return result;
+  // B^T e_i and C only touch the first component p of the adjoint state z = (p, q), and
+  // z_0 = (e_i, 0) starts with p_prev = 0: the two buffers hold p and p_prev.
+  return lti_kernels(
+      ports(), [this](const double* current, double* older) { step_transposed(current, older); });
 }
 
 void Wave2d::apply_forward(std::span<const double> m, std::span<double> d) const {
-  const Shape s = shape();
-  require(static_cast<index_t>(m.size()) == s.nm * s.nt,
-          "wave2d apply_forward: m has {} entries, expected nm*nt = {}*{} = {}", m.size(), s.nm,
-          s.nt, s.nm * s.nt);
-  require(static_cast<index_t>(d.size()) == s.nd * s.nt,
-          "wave2d apply_forward: d has {} entries, expected nd*nt = {}*{} = {}", d.size(), s.nd,
-          s.nt, s.nd * s.nt);
-  const double* in = m.data();
-  double* out = d.data();
-  const index_t* sources = source_offsets_.data();
-  const index_t* sensors = sensor_offsets_.data();
-  const double* gain = source_gain_.data();
-  std::vector<double> u = zero_state();
-  std::vector<double> previous = zero_state();
-  double* current = u.data();
-  double* older = previous.data();
-  for (index_t k = 0; k < s.nt; ++k) {
-    for (index_t q = 0; q < config_.substeps; ++q) {
-      step(current, older);  // w <- A w + C m_k, m_k held over the observation interval
-      std::swap(current, older);
-      for (index_t j = 0; j < s.nm; ++j)
-        current[sources[j]] += gain[j] * in[j * s.nt + k];
-    }
-    for (index_t i = 0; i < s.nd; ++i)  // d_k = B w_{k+1}
-      out[i * s.nt + k] = current[sensors[i]];
-  }
+  const LtiPorts p = ports();
+  check_lti_vectors(p, "wave2d apply_forward", m.size(), d.size());
+  lti_forward(
+      p, [this](const double* current, double* older) { step(current, older); }, m, d);
 }
 
 void Wave2d::apply_adjoint(std::span<const double> d, std::span<double> m) const {
-  const Shape s = shape();
-  require(static_cast<index_t>(d.size()) == s.nd * s.nt,
-          "wave2d apply_adjoint: d has {} entries, expected nd*nt = {}*{} = {}", d.size(), s.nd,
-          s.nt, s.nd * s.nt);
-  require(static_cast<index_t>(m.size()) == s.nm * s.nt,
-          "wave2d apply_adjoint: m has {} entries, expected nm*nt = {}*{} = {}", m.size(), s.nm,
-          s.nt, s.nm * s.nt);
-  const double* in = d.data();
-  double* out = m.data();
-  const index_t* sources = source_offsets_.data();
-  const index_t* sensors = sensor_offsets_.data();
-  const double* gain = source_gain_.data();
-  std::vector<double> lambda = zero_state();
-  std::vector<double> previous = zero_state();
-  double* current = lambda.data();
-  double* older = previous.data();
-  // The adjoint of the substep recursion: mu <- A^T mu (+ B^T d_k at the last substep of
-  // observation step k, where d_k is read); m_k = C^T (sum of mu over step k's substeps). B^T and
-  // C^T only touch mu's first component, which `current` holds.
-  for (index_t k = s.nt - 1; k >= 0; --k) {
-    for (index_t j = 0; j < s.nm; ++j)
-      out[j * s.nt + k] = 0;
-    for (index_t q = config_.substeps - 1; q >= 0; --q) {
-      step_transposed(current, older);
-      std::swap(current, older);
-      if (q + 1 == config_.substeps)
-        for (index_t i = 0; i < s.nd; ++i)
-          current[sensors[i]] += in[i * s.nt + k];
-      for (index_t j = 0; j < s.nm; ++j)
-        out[j * s.nt + k] += current[sources[j]];
-    }
-    for (index_t j = 0; j < s.nm; ++j)
-      out[j * s.nt + k] *= gain[j];
-  }
+  const LtiPorts p = ports();
+  check_lti_vectors(p, "wave2d apply_adjoint", m.size(), d.size());
+  // B^T and C^T only touch the adjoint state's first component, which `current` holds.
+  lti_adjoint(
+      p, [this](const double* current, double* older) { step_transposed(current, older); }, d, m);
 }
 
 }  // namespace shiftop::models

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
+#include "models/lti_stepping.hpp"
 
 namespace shiftop::models {
 
@@ -101,7 +102,8 @@ class Wave2d {
  private:
   /// Side of the state arrays: the n x n interior plus a zero halo for the Dirichlet boundary.
   index_t padded_side() const { return config_.n + 2; }
-  std::vector<double> zero_state() const;
+  /// The sources, gains and sensors for the shared time stepping (models/lti_stepping.hpp).
+  LtiPorts ports() const;
   /// One leapfrog step without source: `older` holds u^{n-1} on entry and u^{n+1} on return.
   void step(const double* current, double* older) const;
   /// The same for A^T on the adjoint pair (p, q = -D_b p_prev): `older` holds p_prev, then p_new.

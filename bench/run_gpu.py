@@ -60,12 +60,14 @@ def main():
                 bench(nd, nm, nt, "--op", op, "--check")                        # FP64, auto kernel
                 bench(nd, nm, nt, "--op", op, "--profile")                      # phase breakdown
                 bench(nd, nm, nt, "--op", op, "--gemv", "cublas")               # cuBLAS kernel
+                bench(nd, nm, nt, "--op", op, "--fft", "cufft")                 # pad + cuFFT
                 bench(nd, nm, nt, "--op", op, "--fft-length", str(2 * nt))      # the 2Nt embedding
                 # What a user would build from cuFFT and cuBLAS: the 2Nt embedding, transposes,
                 # gemvStridedBatched.
                 bench(nd, nm, nt, "--op", op, "--gemv", "cublas", "--fft-length", str(2 * nt))
                 for prec in ("SSSSS",):
                     bench(nd, nm, nt, "--op", op, "--precision", prec)
+                    bench(nd, nm, nt, "--op", op, "--precision", prec, "--fft", "cufft")
                     bench(nd, nm, nt, "--op", op, "--precision", prec, "--gemv", "cublas")
                     bench(nd, nm, nt, "--op", op, "--precision", prec, "--gemv", "cublas",
                           "--fft-length", str(2 * nt))

@@ -30,15 +30,27 @@ struct Case {
   Shape shape;
   bool triangular;
   GemvKernel gemv;
-  index_t fft_length = 0;  // 0: 2*Nt
+  index_t fft_length = 0;  // 0: 2*Nt (the next power of two for FftKernel::Fused)
+  FftKernel fft = FftKernel::Auto;
 };
+
+index_t power_of_two_at_least(index_t n) {
+  index_t p = 1;
+  while (p < n)
+    p *= 2;
+  return p;
+}
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return fmt::format("nd{}_nm{}_nt{}_{}_{}_L{}", c.shape.nd, c.shape.nm, c.shape.nt,
+  const char* fft[] = {"", "_fusedfft", "_cufft"};
+  return fmt::format("nd{}_nm{}_nt{}_{}_{}_L{}{}", c.shape.nd, c.shape.nm, c.shape.nt,
                      c.triangular ? "triangular" : "general",
                      c.gemv == GemvKernel::Fused ? "fused" : "cublas",
-                     c.fft_length == 0 ? c.shape.padded_length() : c.fft_length);
+                     c.fft_length != 0           ? c.fft_length
+                     : c.fft == FftKernel::Fused ? power_of_two_at_least(c.shape.padded_length())
+                                                 : c.shape.padded_length(),
+                     fft[static_cast<int>(c.fft)]);
 }
 
 struct Operator {
@@ -75,15 +87,24 @@ class CudaAgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  const auto [s, triangular, gemv, fft_length] = GetParam();
+  const auto [s, triangular, gemv, fft_length, fft] = GetParam();
   const Operator a = random_operator(s, 11);
   Plan cpu = a.make(s, triangular, {.fft_planning = FftPlanning::Estimate});
   Plan gpu = a.make(s, triangular,
                     {.backend = Backend::Cuda,
                      .fft_planning = FftPlanning::Estimate,
                      .gemv = gemv,
+                     .fft = fft,
                      .fft_length = fft_length});
-  ASSERT_EQ(gpu.fft_length(), fft_length == 0 ? s.padded_length() : fft_length);
+  const index_t length = fft_length != 0           ? fft_length
+                         : fft == FftKernel::Fused ? power_of_two_at_least(s.padded_length())
+                                                   : s.padded_length();
+  ASSERT_EQ(gpu.fft_length(), length);
+  // Estimate plans take our transforms wherever they apply (powers of two from 16 to 8192).
+  const bool fused = fft != FftKernel::Cufft && length >= 16 && length <= 8192 &&
+                     length == power_of_two_at_least(length);
+  for (Op op : kAllOps)
+    ASSERT_EQ(gpu.fft_kernel(op), fused ? "fused" : "cufft");
   const double kappa =
       testing::spectrum_condition_number(a.col, triangular ? std::span<const double>{} : a.row, s);
   for (Op op : kAllOps) {
@@ -119,7 +140,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{5, 1031, 9}, false, GemvKernel::Cublas, 32},
         Case{{37, 300, 12}, false, GemvKernel::Fused},
         Case{{37, 300, 12}, true, GemvKernel::Cublas}, Case{{300, 40, 7}, true, GemvKernel::Fused},
-        Case{{300, 40, 7}, false, GemvKernel::Cublas}),
+        Case{{300, 40, 7}, false, GemvKernel::Cublas},
+        // The transforms forced either way, at lengths where Auto takes the other.
+        Case{{7, 33, 16}, false, GemvKernel::Fused, 0, FftKernel::Cufft},
+        Case{{2, 3, 5}, true, GemvKernel::Cublas, 64, FftKernel::Fused},
+        Case{{5, 1031, 9}, true, GemvKernel::Fused, 0, FftKernel::Fused},
+        Case{{300, 40, 7}, false, GemvKernel::Fused, 0, FftKernel::Fused}),
     case_name);
 
 // Plans built with FftPlanning::Measure time the FFT lengths (2*Nt = 60 or 64 here) and the
@@ -137,7 +163,7 @@ TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
     gpu.apply(op, x, y);
     const auto want = testing::dense_apply(dense, s.nd * s.nt, s.nm * s.nt, op == Op::Fadj, x, 1);
     EXPECT_LE(testing::relative_error(y, want), 1e-13)
-        << gpu.gemv_kernel(op) << ", L = " << gpu.fft_length();
+        << gpu.gemv_kernel(op) << ", " << gpu.fft_kernel(op) << ", L = " << gpu.fft_length();
   }
   // The kernel family can be changed on the plan (as `shiftop tune` does for FP32 phase 3).
   for (GemvKernel kernel : {GemvKernel::Cublas, GemvKernel::Fused}) {
@@ -214,6 +240,24 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
     cudaFree(dy);
   }
   cudaStreamDestroy(stream);
+}
+
+TEST(Cuda, RefusesFusedTransformsAtOtherLengths) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  // 48 asked for at Nt = 24; or none at Nt = 5000, whose power of two (16384) is too long.
+  for (index_t length : {index_t{48}, index_t{0}}) {
+    const Shape shape = length == 0 ? Shape{1, 1, 5000} : Shape{1, 2, 24};
+    const auto kernels = testing::random_vector(static_cast<std::size_t>(shape.kernel_size()), 2);
+    try {
+      (void)Plan::create(kernels, shape,
+                         {.backend = Backend::Cuda, .fft = FftKernel::Fused, .fft_length = length});
+      ADD_FAILURE() << "expected an error for length " << length;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(length == 0 ? "needs 16384" : "asked for is 48"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Cuda, RefusesABadDeviceIndex) {

@@ -32,6 +32,13 @@ btt::GemvKernel parse_gemv(const std::string& text) {
   fail("--gemv: expected auto, fused or cublas, got '{}'", text);
 }
 
+btt::FftKernel parse_fft(const std::string& text) {
+  if (text == "auto") return btt::FftKernel::Auto;
+  if (text == "fused") return btt::FftKernel::Fused;
+  if (text == "cufft") return btt::FftKernel::Cufft;
+  fail("--fft: expected auto, fused or cufft, got '{}'", text);
+}
+
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
@@ -90,6 +97,7 @@ void run(const BenchOptions& o) {
   out["precision"] = plan.precision().str();
   if (cuda) {
     out["gemv_kernel"] = plan.gemv_kernel(op);
+    out["fft_kernel"] = plan.fft_kernel(op);
     out["fft_length"] = plan.fft_length();
     out["cuda_graphs"] = o.graphs;
   }
@@ -184,6 +192,7 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
           .fft_planning = o.estimate ? btt::FftPlanning::Estimate : btt::FftPlanning::Measure,
           .device = o.device,
           .gemv = parse_gemv(o.gemv),
+          .fft = parse_fft(o.fft),
           .profile = o.profile,
           .cuda_graphs = o.graphs,
           .fft_length = o.fft_length};
@@ -236,6 +245,9 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str()
       ->check(kNonNegative);
   cmd->add_option("--gemv", o->gemv, "GPU phase-3 kernel: auto, fused or cublas")
+      ->capture_default_str();
+  cmd->add_option("--fft", o->fft,
+                  "GPU transforms: auto, fused (ours, power-of-two lengths) or cufft (pad + cuFFT)")
       ->capture_default_str();
   cmd->add_option("--fft-length", o->fft_length,
                   "GPU: FFT length L, even and >= 2*Nt (0: 2*Nt, or measured with the next power "

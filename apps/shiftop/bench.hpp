@@ -10,7 +10,7 @@ namespace shiftop::app {
 
 struct BenchOptions {
   index_t nd = 20, nm = 2000, nt = 500, nrhs = 1, fft_length = 0;
-  std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto";
+  std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto", fft = "auto";
   int threads = 0, repetitions = 20, warmup = 3, device = 0;
   bool json = false, direct = false, estimate = false, profile = false, graphs = false;
   bool check = false;

@@ -26,6 +26,7 @@ class CpuEngine final : public Engine {
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
   std::string gemv_kernel(Op) const override { return "cpu"; }
+  std::string fft_kernel(Op) const override { return "fftw"; }
   index_t fft_length() const override { return shape_.padded_length(); }
 
  private:

@@ -4,8 +4,11 @@
 // For one right-hand side the GEMV kernels read and write the block-major spectra directly, so
 // no transpose touches the vectors; several right-hand sides are reordered frequency-major and
 // multiplied by cuBLAS's batched GEMM, which reads F^ once per pass.
+// At power-of-two lengths our real FFT kernels (backend/cuda/real_fft.cuh) replace phases 1-2 and
+// 4-5 with one kernel each that reads or writes only the Nt values of every series.
 // Under FftPlanning::Measure the plan times its candidates: the FFT length (2*Nt or a power of
-// two, cuFFT's fastest sizes) and the phase-3 kernel (the fused kernels' tunings, cuBLAS).
+// two, cuFFT's fastest sizes), the phase-3 kernel (the fused kernels' tunings, cuBLAS) and the
+// transforms (ours, or pad + cuFFT + unpad).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -21,6 +24,7 @@
 #include "backend/cuda/fft_plan.cuh"
 #include "backend/cuda/gemv_kernels.cuh"
 #include "backend/cuda/layout_kernels.cuh"
+#include "backend/cuda/real_fft.cuh"
 #include "btt/cuda_engine.hpp"
 
 namespace shiftop::btt {
@@ -30,6 +34,14 @@ using cuda::complex_t;
 using cuda::DeviceMemory;
 using cuda::FftKind;
 using cuda::FftPlan;
+
+/// The shortest power-of-two FFT length >= 2*Nt.
+index_t power_of_two_length(const Shape& shape) {
+  index_t power = 2;
+  while (power < shape.padded_length())
+    power *= 2;
+  return power;
+}
 
 std::string gigabytes(double bytes) {
   char text[32];
@@ -99,6 +111,9 @@ class CudaEngine final : public Engine {
     const std::optional<cuda::GemvTuning>& kernel = kernel_[adjoint ? 1 : 0];
     return kernel ? "fused " + cuda::describe(*kernel, adjoint) : "cublas";
   }
+  std::string fft_kernel(Op op) const override {
+    return fused_fft_[op == Op::Fadj || op == Op::FFadj ? 1 : 0] ? "fused" : "cufft";
+  }
   index_t fft_length() const override { return length_; }
 
  private:
@@ -111,13 +126,20 @@ class CudaEngine final : public Engine {
   template <typename T>
   void inverse(index_t blocks, index_t n);
   template <typename T3, typename T2, typename T4>
-  void multiply(bool adjoint, index_t n);
+  void multiply(bool adjoint, index_t n, bool frequency_major_output);
+  /// Whether in a pass over n right-hand sides our inverse transform reads cuBLAS's
+  /// frequency-major output directly (phases 3 and 4 in one precision), instead of a transpose.
+  bool inverse_reads_frequency_major(bool adjoint, index_t n) const;
   template <typename T>
   const complex_t<T>* spectrum() const;
   template <typename T>
   std::optional<Transforms<T>>& transforms();
   template <typename T>
   void make_transforms();
+  template <typename T>
+  const complex_t<T>* twiddles() const;
+  /// The roots of unity of the real FFT kernels in the precisions the phases need.
+  void make_twiddles();
   void compute_spectrum(std::span<const double> first_column, std::span<const double> first_row);
   /// Device bytes of the plan with FFT length `length` and one right-hand side per pass, and
   /// those of each further right-hand side.
@@ -130,10 +152,17 @@ class CudaEngine final : public Engine {
   /// The best of three after one untimed run.
   template <typename Work>
   float best_of_three_ms(Work&& work);
+  /// Which of `count` candidates (select(c) switches to candidate c) runs one F (adjoint = false)
+  /// or F* pass fastest: whole passes, so that what a kernel leaves in L2 for the next counts;
+  /// the candidates alternate after one untimed pass each, so that clock ramp-up and other drift
+  /// hit all alike, and the best of five is kept.
+  template <typename Select>
+  std::size_t fastest_pass(bool adjoint, std::size_t count, Select&& select);
   cuda::GemvShape gemv_shape() const {
     return {.nd = shape_.nd, .nm = shape_.nm, .ld = ld_, .nw = nw_};
   }
   void choose_gemv_kernels();
+  void choose_fft_kernels();
   /// Drops the captured CUDA graph (its kernels or buffers changed).
   void forget_graph();
   /// Event k of a pass (profiling only): 0 start, 1 padded, 2 transformed, 3 reordered,
@@ -152,6 +181,7 @@ class CudaEngine final : public Engine {
   cudaEvent_t fork_ = nullptr, join_ = nullptr;
   std::array<cudaEvent_t, 8> marks_{};
   std::array<std::optional<cuda::GemvTuning>, 2> kernel_;  // F, F*: fused, or cuBLAS if empty
+  std::array<bool, 2> fused_fft_{};  // F, F*: our real FFT kernels, or pad + cuFFT + unpad
 
   DeviceMemory spectrum64_, spectrum32_;  // F^ [w][Nd][ld], complex
   DeviceMemory padded_;                   // [group][blocks][L] real, zero tails (never written)
@@ -159,6 +189,7 @@ class CudaEngine final : public Engine {
   DeviceMemory spec_out_;  // [group][blocks][L/2+1] complex, inverse FFT in place; or GEMM input
   DeviceMemory x_, y_, middle_;  // [group][blocks][Nt] FP64: host staging and F x inside F*F
   DeviceMemory fft_work_, cublas_work_;
+  DeviceMemory twiddles64_, twiddles32_;  // exp(-2 pi i k / L), k < L
   std::optional<Transforms<float>> transforms32_;
   std::optional<Transforms<double>> transforms64_;
 
@@ -192,6 +223,14 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
   if (shape.frequencies() > 65535 || shape.nd > 65535)
     throw Error("the CUDA backend supports Nt <= 65534 and Nd <= 65535 per device, got " +
                 shape.str() + "; split the operator over a process grid");
+  if (options.fft == FftKernel::Fused &&
+      !cuda::real_fft_supported(options.fft_length != 0 ? options.fft_length
+                                                        : power_of_two_length(shape)))
+    throw Error("the fused FFT kernels take FFT lengths that are powers of two from 16 to 8192; " +
+                (options.fft_length != 0
+                     ? "the length asked for is " + std::to_string(options.fft_length)
+                     : "this shape needs " + std::to_string(power_of_two_length(shape))) +
+                "; use FftKernel::Cufft (--fft cufft)");
   SHIFTOP_CUDA_CHECK(cudaSetDevice(options.device));
   SHIFTOP_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, options.device));
 
@@ -222,6 +261,7 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
 
   length_ = choose_fft_length(free_bytes);
   nw_ = length_ / 2 + 1;
+  fused_fft_.fill(cuda::real_fft_supported(length_) && options.fft != FftKernel::Cufft);
   const double per_rhs = per_rhs_bytes(length_);
   group_ = std::clamp<index_t>(
       static_cast<index_t>((double(free_bytes) - fixed_bytes(length_)) / 2 / per_rhs) + 1, 1,
@@ -284,9 +324,8 @@ float CudaEngine::best_of_three_ms(Work&& work) {
 index_t CudaEngine::choose_fft_length(std::size_t free_bytes) {
   const index_t natural = shape_.padded_length();
   if (options_.fft_length != 0) return options_.fft_length;
-  index_t power = 2;
-  while (power < natural)
-    power *= 2;
+  const index_t power = power_of_two_length(shape_);
+  if (options_.fft == FftKernel::Fused) return power;  // the fused kernels take no other
   // The longer length costs F^ bytes (L/2+1 frequencies) and must pay for them in FFT time.
   if (options_.fft_planning != FftPlanning::Measure || power == natural ||
       4 * power > 5 * natural || power / 2 + 1 > 65535)
@@ -329,7 +368,7 @@ index_t CudaEngine::choose_fft_length(std::size_t free_bytes) {
 std::size_t CudaEngine::memory_bytes() const {
   return spectrum64_.bytes() + spectrum32_.bytes() + padded_.bytes() + spec_in_.bytes() +
          spec_out_.bytes() + x_.bytes() + y_.bytes() + middle_.bytes() + fft_work_.bytes() +
-         cublas_work_.bytes();
+         cublas_work_.bytes() + twiddles64_.bytes() + twiddles32_.bytes();
 }
 
 template <typename T>
@@ -367,6 +406,28 @@ void CudaEngine::make_transforms() {
   for (FftPlan<T>& plan : made.plans)
     plan.set_work_area(fft_work_.as<void>(), stream_);
   slot = std::move(made);
+}
+
+template <typename T>
+const complex_t<T>* CudaEngine::twiddles() const {
+  if constexpr (sizeof(T) == 4)
+    return twiddles32_.as<float2>();
+  else
+    return twiddles64_.as<double2>();
+}
+
+void CudaEngine::make_twiddles() {
+  if (!cuda::real_fft_supported(length_)) return;
+  if (twiddles64_.bytes() == 0) {
+    twiddles64_ = DeviceMemory(static_cast<std::size_t>(length_) * sizeof(double2));
+    cuda::make_twiddles<double>(twiddles64_.as<double2>(), length_, stream_);
+  }
+  const bool single =
+      precision_[Phase::Fft] == Precision::Single || precision_[Phase::Ifft] == Precision::Single;
+  if (single && twiddles32_.bytes() == 0) {
+    twiddles32_ = DeviceMemory(static_cast<std::size_t>(length_) * sizeof(float2));
+    cuda::make_twiddles<float>(twiddles32_.as<float2>(), length_, stream_);
+  }
 }
 
 void CudaEngine::compute_spectrum(std::span<const double> first_column,
@@ -412,10 +473,12 @@ void CudaEngine::set_precision(const PrecisionConfig& precision) {
     spectrum32_ = DeviceMemory();
   }
   precision_ = precision;
+  make_twiddles();
   // The padded series are read as FP32 or FP64 rows: re-zero the padding for the new view.
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(padded_.as<void>(), 0, padded_.bytes(), stream_));
   forget_graph();
   choose_gemv_kernels();
+  choose_fft_kernels();
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -433,8 +496,21 @@ void CudaEngine::forget_graph() {
   graph_key_.reset();
 }
 
-void CudaEngine::choose_gemv_kernels() {
+template <typename Select>
+std::size_t CudaEngine::fastest_pass(bool adjoint, std::size_t count, Select&& select) {
   const bool profile = std::exchange(options_.profile, false);
+  std::vector<float> best(count, 1e30f);
+  for (int rep = -1; rep < 5; ++rep)
+    for (std::size_t c = 0; c < count; ++c) {
+      select(c);
+      const float ms = elapsed_ms([&] { pass(adjoint, x_.as<double>(), y_.as<double>(), 1); });
+      if (rep >= 0) best[c] = std::min(best[c], ms);
+    }
+  options_.profile = profile;
+  return static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+}
+
+void CudaEngine::choose_gemv_kernels() {
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream_));
   for (int adjoint = 0; adjoint < 2; ++adjoint) {
     std::vector<std::optional<cuda::GemvTuning>> candidates;
@@ -446,21 +522,20 @@ void CudaEngine::choose_gemv_kernels() {
     if (options_.gemv != GemvKernel::Fused) candidates.emplace_back(std::nullopt);
     kernel_[adjoint] = candidates.front();  // the estimate
     if (options_.fft_planning != FftPlanning::Measure || candidates.size() == 1) continue;
-    // Whole passes, so that what the kernels leave in L2 for the inverse FFT counts; the
-    // candidates alternate after one untimed pass each, so that clock ramp-up and other drift hit
-    // all alike, and the best of five is kept.
-    std::vector<float> best(candidates.size(), 1e30f);
-    for (int rep = -1; rep < 5; ++rep)
-      for (std::size_t c = 0; c < candidates.size(); ++c) {
-        kernel_[adjoint] = candidates[c];
-        const float ms =
-            elapsed_ms([&] { pass(adjoint == 1, x_.as<double>(), y_.as<double>(), 1); });
-        if (rep >= 0) best[c] = std::min(best[c], ms);
-      }
-    kernel_[adjoint] = candidates[static_cast<std::size_t>(
-        std::min_element(best.begin(), best.end()) - best.begin())];
+    kernel_[adjoint] = candidates[fastest_pass(
+        adjoint == 1, candidates.size(), [&](std::size_t c) { kernel_[adjoint] = candidates[c]; })];
   }
-  options_.profile = profile;
+}
+
+void CudaEngine::choose_fft_kernels() {
+  if (!cuda::real_fft_supported(length_) || options_.fft != FftKernel::Auto ||
+      options_.fft_planning != FftPlanning::Measure)
+    return;
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream_));
+  for (int adjoint = 0; adjoint < 2; ++adjoint)
+    fused_fft_[adjoint] = fastest_pass(adjoint == 1, 2, [&](std::size_t fused) {
+                            fused_fft_[adjoint] = fused == 1;
+                          }) == 1;
 }
 
 template <typename T>
@@ -499,8 +574,13 @@ void CudaEngine::inverse(index_t blocks, index_t n) {
   }
 }
 
+bool CudaEngine::inverse_reads_frequency_major(bool adjoint, index_t n) const {
+  return fused_fft_[adjoint ? 1 : 0] && (n > 1 || !kernel_[adjoint ? 1 : 0]) &&
+         precision_[Phase::Gemv] == precision_[Phase::Ifft];
+}
+
 template <typename T3, typename T2, typename T4>
-void CudaEngine::multiply(bool adjoint, index_t n) {
+void CudaEngine::multiply(bool adjoint, index_t n, bool frequency_major_output) {
   const index_t nd = shape_.nd, nm = shape_.nm;
   const std::optional<cuda::GemvTuning>& kernel = kernel_[adjoint ? 1 : 0];
   if (n == 1 && kernel) {
@@ -532,10 +612,15 @@ void CudaEngine::multiply(bool adjoint, index_t n) {
     gemm_batched(cublas_, op, i(out_b), i(n), i(in_b), spectrum<T3>(), ld_, stride_a, xs, i(in_b),
                  n * in_b, ys, i(out_b), n * out_b, i(nw_));
   mark(4);
-  cuda::from_frequency_major<T3, T4>(
-      ys, spec_out_.as<complex_t<T4>>(),
-      {.p = n, .q = out_b, .nw = nw_, .block_p = out_b * nw_, .freq_w = n * out_b, .freq_p = out_b},
-      adjoint, stream_);
+  if (!frequency_major_output)
+    cuda::from_frequency_major<T3, T4>(ys, spec_out_.as<complex_t<T4>>(),
+                                       {.p = n,
+                                        .q = out_b,
+                                        .nw = nw_,
+                                        .block_p = out_b * nw_,
+                                        .freq_w = n * out_b,
+                                        .freq_p = out_b},
+                                       adjoint, stream_);
   mark(5);
 }
 
@@ -562,30 +647,51 @@ void CudaEngine::add_pass_times() {
 void CudaEngine::pass(bool adjoint, const double* x, double* y, index_t n) {
   const PrecisionConfig& p = precision_;
   const index_t in_b = adjoint ? shape_.nd : shape_.nm, out_b = adjoint ? shape_.nm : shape_.nd;
+  const bool fused = fused_fft_[adjoint ? 1 : 0];
+  // Frequency-major: the inverse reads cuBLAS's output (spec_in_), conjugated back for F* as the
+  // transpose would.
+  const bool frequency_major = inverse_reads_frequency_major(adjoint, n);
+  const cuda::SpectraLayout from_gemm{.frequency_stride = frequency_major ? n * out_b : 0,
+                                      .conjugate = frequency_major && adjoint};
   mark(0);
   with_type(p[Phase::Pad], [&](auto t1) {
     with_type(p[Phase::Fft], [&](auto t2) {
+      using T1 = decltype(t1);
       using T2 = decltype(t2);
-      cuda::pad_and_cast<decltype(t1), T2>(x, padded_.as<T2>(), n * in_b, shape_.nt, length_,
-                                           stream_);
-      mark(1);
-      forward<T2>(in_b, n);
+      if (fused) {
+        mark(1);
+        cuda::padded_real_fft<T1, T2>(x, spec_in_.as<complex_t<T2>>(), n * in_b, shape_.nt, length_,
+                                      twiddles<T2>(), stream_);
+      } else {
+        cuda::pad_and_cast<T1, T2>(x, padded_.as<T2>(), n * in_b, shape_.nt, length_, stream_);
+        mark(1);
+        forward<T2>(in_b, n);
+      }
       mark(2);
     });
   });
   with_type(p[Phase::Gemv], [&](auto t3) {
     with_type(p[Phase::Fft], [&](auto t2) {
-      with_type(p[Phase::Ifft],
-                [&](auto t4) { multiply<decltype(t3), decltype(t2), decltype(t4)>(adjoint, n); });
+      with_type(p[Phase::Ifft], [&](auto t4) {
+        multiply<decltype(t3), decltype(t2), decltype(t4)>(adjoint, n, frequency_major);
+      });
     });
   });
   with_type(p[Phase::Ifft], [&](auto t4) {
-    using T4 = decltype(t4);
-    inverse<T4>(out_b, n);
-    mark(6);
     with_type(p[Phase::Unpad], [&](auto t5) {
-      cuda::unpad_and_cast<T4, decltype(t5)>(spec_out_.as<T4>(), 2 * nw_, y, n * out_b, shape_.nt,
-                                             stream_);
+      using T4 = decltype(t4);
+      using T5 = decltype(t5);
+      if (fused) {
+        const DeviceMemory& spectra = frequency_major ? spec_in_ : spec_out_;
+        cuda::unpadded_inverse_real_fft<T4, T5>(spectra.as<complex_t<T4>>(), y, n * out_b,
+                                                shape_.nt, length_, twiddles<T4>(), stream_,
+                                                from_gemm);
+        mark(6);
+      } else {
+        inverse<T4>(out_b, n);
+        mark(6);
+        cuda::unpad_and_cast<T4, T5>(spec_out_.as<T4>(), 2 * nw_, y, n * out_b, shape_.nt, stream_);
+      }
     });
   });
   mark(7);

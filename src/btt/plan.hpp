@@ -25,6 +25,12 @@ enum class FftPlanning { Estimate, Measure };
 /// always use cuBLAS's batched GEMM). Auto: Fused, or the faster one under FftPlanning::Measure.
 enum class GemvKernel { Auto, Fused, Cublas };
 
+/// Which transforms run phases 1-2 and 4-5 on the GPU. Fused: our real FFT kernels that read and
+/// write only the Nt values of each series (FFT lengths that are powers of two from 16 to 8192);
+/// Cufft: zero-padding, cuFFT, unpadding. Auto: Fused where it applies, or the faster one under
+/// FftPlanning::Measure.
+enum class FftKernel { Auto, Fused, Cufft };
+
 struct PlanOptions {
   Backend backend = Backend::Cpu;
   /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD". On the GPU an S
@@ -38,6 +44,7 @@ struct PlanOptions {
   /// CUDA device index (Backend::Cuda).
   int device = 0;
   GemvKernel gemv = GemvKernel::Auto;
+  FftKernel fft = FftKernel::Auto;
   /// CUDA: time each phase with events (one synchronisation per pass); the CPU always does.
   bool profile = false;
   /// CUDA: replay the captured apply sequence as a CUDA graph when the operation, the number of
@@ -78,6 +85,9 @@ class Engine {
   virtual std::size_t memory_bytes() const = 0;
   /// The phase-3 kernel in use for a single right-hand side of op (for reports).
   virtual std::string gemv_kernel(Op op) const = 0;
+  /// The transforms in use for op (for reports): "fftw", "cufft" or "fused"
+  /// (backend/cuda/real_fft).
+  virtual std::string fft_kernel(Op op) const = 0;
   /// The length of the padded series and their FFTs (for reports).
   virtual index_t fft_length() const = 0;
 };
@@ -118,6 +128,7 @@ class Plan {
   PhaseTimes last_phase_times() const { return engine_->last_phase_times(); }
   std::size_t memory_bytes() const { return engine_->memory_bytes(); }
   std::string gemv_kernel(Op op) const { return engine_->gemv_kernel(op); }
+  std::string fft_kernel(Op op) const { return engine_->fft_kernel(op); }
   index_t fft_length() const { return engine_->fft_length(); }
 
  private:

@@ -195,22 +195,28 @@ TEST(Cuda, AdjointIdentityOnTheDevice) {
   EXPECT_NEAR(lhs, rhs, 1e-12 * std::abs(lhs));
 }
 
-// Device pointers on a user stream, with and without CUDA graphs and with profiling: the same
-// result as the host path, and repeated calls (graph replay) stay correct when inputs change.
+// Device pointers on a user stream, with and without CUDA graphs and with profiling, with our
+// transforms and with cuFFT (L = 2 Nt = 64): the same result as the host path, and repeated calls
+// (graph replay) stay correct when inputs change.
 TEST(Cuda, DevicePointersGraphsAndProfiling) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  const Shape s{4, 90, 24};
+  const Shape s{4, 90, 32};
   const Operator a = random_operator(s, 31);
   Plan reference = a.make(s, false, {.fft_planning = FftPlanning::Estimate});
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  for (const PlanOptions& options :
-       {PlanOptions{.backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate},
-        PlanOptions{
-            .backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate, .cuda_graphs = true},
-        PlanOptions{
-            .backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate, .profile = true}}) {
+  std::vector<PlanOptions> all;
+  for (FftKernel fft : {FftKernel::Fused, FftKernel::Cufft}) {
+    const PlanOptions plain{
+        .backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate, .fft = fft};
+    PlanOptions graphs = plain, profiled = plain;
+    graphs.cuda_graphs = true;
+    profiled.profile = true;
+    all.insert(all.end(), {plain, graphs, profiled});
+  }
+  for (const PlanOptions& options : all) {
     Plan gpu = a.make(s, false, options);
+    ASSERT_EQ(gpu.fft_kernel(Op::F), options.fft == FftKernel::Fused ? "fused" : "cufft");
     const index_t nrhs = 3;
     const std::size_t nx = static_cast<std::size_t>(nrhs * s.nm * s.nt);
     const std::size_t ny = static_cast<std::size_t>(nrhs * s.nm * s.nt);

@@ -223,6 +223,8 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
   if (shape.frequencies() > 65535 || shape.nd > 65535)
     throw Error("the CUDA backend supports Nt <= 65534 and Nd <= 65535 per device, got " +
                 shape.str() + "; split the operator over a process grid");
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(options.device));
+  SHIFTOP_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, options.device));
   if (options.fft == FftKernel::Fused &&
       !cuda::real_fft_supported(options.fft_length != 0 ? options.fft_length
                                                         : power_of_two_length(shape)))
@@ -231,8 +233,6 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
                      ? "the length asked for is " + std::to_string(options.fft_length)
                      : "this shape needs " + std::to_string(power_of_two_length(shape))) +
                 "; use FftKernel::Cufft (--fft cufft)");
-  SHIFTOP_CUDA_CHECK(cudaSetDevice(options.device));
-  SHIFTOP_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, options.device));
 
   // Memory: F^ (and its FP32 copy), then as many right-hand sides per pass as fit in half of
   // what is left, at most max_rhs.

@@ -116,7 +116,7 @@ __host__ __device__ constexpr int stage_twiddles_at(int n, int ns) {
 template <int N, int Ns, typename C, typename Load>
 __device__ __forceinline__ void stage(Load load, C* data, const C* __restrict__ twiddles,
                                       int lane) {
-  constexpr int R = N / Ns >= kRadix ? kRadix : N / Ns;
+  constexpr int R = radix(N, Ns);
   constexpr int kPerThread = kRadix / R;
   constexpr int kThreads = N / kRadix;
   C v[kPerThread][R];
@@ -151,7 +151,7 @@ template <int N, int Ns, typename C>
 __device__ __forceinline__ void stages_from(C* data, const C* __restrict__ twiddles, int lane) {
   if constexpr (Ns < N) {
     stage<N, Ns>([data](int i) { return data[pad(i)]; }, data, twiddles, lane);
-    stages_from<N, Ns*(N / Ns >= kRadix ? kRadix : N / Ns)>(data, twiddles, lane);
+    stages_from<N, Ns * radix(N, Ns)>(data, twiddles, lane);
   }
 }
 
@@ -313,19 +313,22 @@ __global__ void twiddles_kernel(complex_t<T>* table, int length) {
   }
 }
 
-/// Calls f(std::integral_constant<int, N>) for N = length / 2.
+/// Calls f(std::integral_constant<int, N>) for N = length / 2, after checking length and nt.
 template <typename F, int... Logs>
-void with_points(index_t length, F&& f, std::integer_sequence<int, Logs...>) {
-  const bool known = ((length / 2 == (kMinPoints << Logs) &&
-                       (f(std::integral_constant<int, (kMinPoints << Logs)>{}), true)) ||
-                      ...);
-  if (!known || length % 2 != 0)
+void with_points(index_t length, index_t nt, F&& f, std::integer_sequence<int, Logs...>) {
+  if (!real_fft_supported(length))
     throw Error("real FFT: length " + std::to_string(length) +
-                " is not a power of two from 16 to 8192");
+                " is not a power of two from 16 to 8192 whose working set fits this device");
+  if (nt < 1 || nt > length / 2)
+    throw Error("real FFT: " + std::to_string(nt) + " values per series do not fit length " +
+                std::to_string(length) + " (1 to L/2)");
+  ((length / 2 == (kMinPoints << Logs) &&
+    (f(std::integral_constant<int, (kMinPoints << Logs)>{}), true)) ||
+   ...);
 }
 template <typename F>
-void with_points(index_t length, F&& f) {
-  with_points(length, std::forward<F>(f), std::make_integer_sequence<int, 10>{});
+void with_points(index_t length, index_t nt, F&& f) {
+  with_points(length, nt, std::forward<F>(f), std::make_integer_sequence<int, 10>{});
 }
 static_assert(kMinPoints << 9 == kMaxPoints);
 
@@ -360,8 +363,20 @@ void launch(index_t series, cudaStream_t stream, Args... args) {
 }  // namespace
 
 bool real_fft_supported(index_t length) {
-  return length % 2 == 0 && length / 2 >= kMinPoints && length / 2 <= kMaxPoints &&
-         (length & (length - 1)) == 0;
+  if (length / 2 < kMinPoints || length / 2 > kMaxPoints || (length & (length - 1)) != 0)
+    return false;
+  // The FP64 kernels' shared memory (Tile) must fit the current device's opt-in limit.
+  const index_t n = length / 2, threads = n / kRadix;
+  const index_t series = threads >= 256 ? 1 : 256 / threads;
+  const index_t area = ((n + n / 8 + 1) * index_t{sizeof(double2)} + 15) / 16 * 16;
+  int device = 0, limit = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return 2 * series * area <= limit;
 }
 
 template <typename T>
@@ -376,7 +391,7 @@ void make_twiddles(complex_t<T>* table, index_t length, cudaStream_t stream) {
 template <typename T1, typename T2>
 void padded_real_fft(const double* x, complex_t<T2>* spectra, index_t series, index_t nt,
                      index_t length, const complex_t<T2>* twiddles, cudaStream_t stream) {
-  with_points(length, [&](auto points) {
+  with_points(length, nt, [&](auto points) {
     constexpr int N = decltype(points)::value;
     launch<N, T2, padded_real_fft_kernel<T1, T2, N>>(series, stream, x, spectra, series, nt,
                                                      twiddles);
@@ -387,7 +402,7 @@ template <typename T4, typename T5>
 void unpadded_inverse_real_fft(const complex_t<T4>* spectra, double* y, index_t series, index_t nt,
                                index_t length, const complex_t<T4>* twiddles, cudaStream_t stream,
                                SpectraLayout layout) {
-  with_points(length, [&](auto points) {
+  with_points(length, nt, [&](auto points) {
     constexpr int N = decltype(points)::value;
     launch<N, T4, unpadded_inverse_real_fft_kernel<T4, T5, N>>(series, stream, spectra, y, series,
                                                                nt, twiddles, layout);

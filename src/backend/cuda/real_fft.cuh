@@ -17,7 +17,8 @@ namespace shiftop::cuda {
 
 using index_t = std::int64_t;
 
-/// Whether the kernels below take FFT length L: a power of two from 16 to 8192.
+/// Whether the kernels below take FFT length L on the current device: a power of two from 16 to
+/// 8192 whose shared-memory working set fits (up to 147 kB per block at 8192 in FP64).
 bool real_fft_supported(index_t length);
 
 /// The L roots of unity the kernels read: exp(-2 pi i k / L) for k <= L/2, then each Stockham

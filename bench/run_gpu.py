@@ -84,17 +84,21 @@ def main():
             results["torch"].extend(run_json([sys.executable, "bench/torch_btt.py", "--nd", str(nd),
                                               "--nm", str(nm), "--nt", str(nt)]))
         save()
+    def tune(key, suffix, *operator, timeout):
+        """shiftop tune on `operator` (sizes or a file), its JSON into results[key]."""
+        subprocess.run([a.shiftop, "tune", "--backend", "cuda", *operator, "--reps", "10",
+                        "--json", a.out + suffix + ".json", "--plot", a.out + suffix + ".svg"],
+                       timeout=timeout)
+        try:
+            with open(a.out + suffix + ".json") as f:
+                results[key] = json.load(f)
+        except OSError as e:
+            results[key] = {"error": str(e)}
+        save()
+
     if "tune" not in skip:
         nd, nm, nt = SHAPES["wide"]
-        subprocess.run([a.shiftop, "tune", "--backend", "cuda", "--nd", str(nd), "--nm", str(nm),
-                        "--nt", str(nt), "--reps", "10", "--json", a.out + ".tune.json",
-                        "--plot", a.out + ".tune.svg"], timeout=300)
-        try:
-            with open(a.out + ".tune.json") as f:
-                results["tune"] = json.load(f)
-        except OSError as e:
-            results["tune"] = {"error": str(e)}
-        save()
+        tune("tune", ".tune", "--nd", str(nd), "--nm", str(nm), "--nt", str(nt), timeout=300)
     if "tune-wave2d" not in skip:
         # The tuner on a real p2o map (the wave model, 64 sensors, 4096 point sources, 1000 steps:
         # F^ 4.2 GB in FP64) instead of random kernels: the error of each configuration depends on
@@ -105,15 +109,7 @@ def main():
                                    "--sources", "4096", "--nt", "1000", "-o", op_file],
                                   capture_output=True, text=True, timeout=300)
             print("[run_gpu]", made.stdout.strip(), made.stderr.strip()[-400:], file=sys.stderr)
-            subprocess.run([a.shiftop, "tune", "--backend", "cuda", "--operator", op_file,
-                            "--reps", "10", "--json", a.out + ".tune-wave2d.json",
-                            "--plot", a.out + ".tune-wave2d.svg"], timeout=400)
-        try:
-            with open(a.out + ".tune-wave2d.json") as f:
-                results["tune_wave2d"] = json.load(f)
-        except OSError as e:
-            results["tune_wave2d"] = {"error": str(e)}
-        save()
+            tune("tune_wave2d", ".tune-wave2d", "--operator", op_file, timeout=400)
     if "sweeps" not in skip:
         # Fig. 1-3 of the multi-GPU paper: vary one size around (Nd, Nm, Nt) = (100, 5000, 1000).
         for nm in (1000, 2000, 5000, 10000, 20000):

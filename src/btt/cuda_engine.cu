@@ -35,6 +35,15 @@ using cuda::DeviceMemory;
 using cuda::FftKind;
 using cuda::FftPlan;
 
+/// The FP32 or the FP64 copy of a plan's complex array, as precision T.
+template <typename T>
+const complex_t<T>* of_precision(const DeviceMemory& fp32, const DeviceMemory& fp64) {
+  if constexpr (sizeof(T) == 4)
+    return fp32.as<float2>();
+  else
+    return fp64.as<double2>();
+}
+
 /// The shortest power-of-two FFT length >= 2*Nt.
 index_t power_of_two_length(const Shape& shape) {
   index_t power = 2;
@@ -410,10 +419,7 @@ void CudaEngine::make_transforms() {
 
 template <typename T>
 const complex_t<T>* CudaEngine::twiddles() const {
-  if constexpr (sizeof(T) == 4)
-    return twiddles32_.as<float2>();
-  else
-    return twiddles64_.as<double2>();
+  return of_precision<T>(twiddles32_, twiddles64_);
 }
 
 void CudaEngine::make_twiddles() {
@@ -540,10 +546,7 @@ void CudaEngine::choose_fft_kernels() {
 
 template <typename T>
 const complex_t<T>* CudaEngine::spectrum() const {
-  if constexpr (sizeof(T) == 4)
-    return spectrum32_.as<float2>();
-  else
-    return spectrum64_.as<double2>();
+  return of_precision<T>(spectrum32_, spectrum64_);
 }
 
 template <typename T>

@@ -18,7 +18,8 @@ namespace shiftop::btt {
 enum class Backend { Cpu, Cuda };
 
 /// How hard plan creation searches for fast kernels: FFTW's planner on the CPU; on the GPU,
-/// Measure times the fused GEMV kernels against cuBLAS on the plan's own F^ and keeps the faster.
+/// Measure times the FFT length, the transforms (FftKernel) and the phase-3 kernels (GemvKernel)
+/// on the plan's own F^ and keeps the fastest.
 enum class FftPlanning { Estimate, Measure };
 
 /// Which kernel runs phase 3 for a single right-hand side on the GPU (several right-hand sides

@@ -1,4 +1,5 @@
 #include <string>
+#include <type_traits>
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/gemv_kernels.cuh"
@@ -265,42 +266,31 @@ std::string describe(const GemvTuning& tuning, bool adjoint) {
                  : "rows=" + std::to_string(tuning.rows) + " split=" + std::to_string(tuning.split);
 }
 
+/// Calls f(std::integral_constant<int, value>) if value is one of Options; else refuses it,
+/// naming the tuning parameter.
+template <int... Options, typename F>
+void with_option(int value, const char* name, F&& f) {
+  if (!((value == Options && (f(std::integral_constant<int, Options>{}), true)) || ...)) {
+    std::string allowed;
+    ((allowed += (allowed.empty() ? "" : ", ") + std::to_string(Options)), ...);
+    throw Error(std::string("batched GEMV: ") + name + "=" + std::to_string(value) +
+                " is not one of " + allowed);
+  }
+}
+
 template <typename TA, typename TX, typename TY>
 void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
                 const complex_t<TX>* x, complex_t<TY>* y, const GemvTuning& tuning,
                 cudaStream_t stream) {
   if (adjoint) {
-    switch (tuning.freqs) {
-      case 2:
-        launch_columns<2, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
-        break;
-      case 4:
-        launch_columns<4, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
-        break;
-      case 8:
-        launch_columns<8, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
-        break;
-      default:
-        throw Error("batched GEMV: freqs=" + std::to_string(tuning.freqs) +
-                    " is not one of 2, 4, 8");
-    }
+    with_option<2, 4, 8>(tuning.freqs, "freqs", [&](auto freqs) {
+      launch_columns<decltype(freqs)::value, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
+    });
   } else {
-    if (tuning.split != 1 && tuning.split != 2 && tuning.split != 4 && tuning.split != 8)
-      throw Error("batched GEMV: split=" + std::to_string(tuning.split) +
-                  " is not one of 1, 2, 4, 8");
-    switch (tuning.rows) {
-      case 2:
-        launch_rows<2, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
-        break;
-      case 4:
-        launch_rows<4, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
-        break;
-      case 8:
-        launch_rows<8, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
-        break;
-      default:
-        throw Error("batched GEMV: rows=" + std::to_string(tuning.rows) + " is not one of 2, 4, 8");
-    }
+    with_option<1, 2, 4, 8>(tuning.split, "split", [](auto) {});
+    with_option<2, 4, 8>(tuning.rows, "rows", [&](auto rows) {
+      launch_rows<decltype(rows)::value, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
+    });
   }
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
 }

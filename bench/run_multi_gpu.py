@@ -27,7 +27,8 @@ STRONG = (100, 10000, 1000)
 def mpi_env(ranks):
     env = dict(os.environ)
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                # The device machines require NVLink multicast off (src/dist/nccl_collectives.cpp).
+                # The device machines require NVLink multicast off
+                # (src/distributed/nccl_collectives.cpp).
                 "NCCL_NVLS_ENABLE": "0",
                 "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 2) // ranks))})
     return env

@@ -9,17 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include "bench.hpp"
-#include "btt/direct_product.hpp"
-#include "btt/plan.hpp"
+#include "shiftop/btt/direct_product.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
-#include "backend/cuda/device.hpp"
+#include "shiftop/gpu/devices.hpp"
 #endif
 
 namespace shiftop::app {
@@ -52,7 +52,7 @@ void run(const BenchOptions& o) {
   progress("measuring memory bandwidth");
   MemoryBandwidth bw;
 #ifdef SHIFTOP_HAVE_CUDA
-  if (cuda) bw.copy_GBs = cuda::measure_copy_bandwidth_GBs(std::size_t{1} << 30, o.device);
+  if (cuda) bw.copy_GBs = gpu::measure_copy_bandwidth_GBs(std::size_t{1} << 30, o.device);
 #endif
   if (!cuda) bw = measure_memory_bandwidth(std::size_t{512} << 20, o.threads);
   const double ceiling_GBs = cuda ? bw.copy_GBs : bw.read_GBs;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 
 namespace shiftop::app {
 

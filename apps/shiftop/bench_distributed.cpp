@@ -1,6 +1,6 @@
 // `shiftop bench` on a process grid, under mpiexec (or with --grid): a random operator of the
 // given global sizes, each rank generating only its own slice (the same numbers whatever the
-// grid, and the same as the single-process bench), applied by dist::DistributedPlan. Reported
+// grid, and the same as the single-process bench), applied by distributed::DistributedPlan. Reported
 // as the maximum over the ranks: the total time and each phase, the local plan's and the
 // broadcast, all-reduce and reduce (Venkat et al., section 3.5); the bytes each collective
 // moves and its bandwidth as nccl-tests defines it (bus_bandwidth.hpp), held against the same
@@ -16,32 +16,32 @@
 #include <optional>
 
 #include "bench.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
-#include "dist/bus_bandwidth.hpp"
-#include "dist/collective_check.hpp"
-#include "dist/distributed_plan.hpp"
-#include "dist/grid_choice.hpp"
-#include "dist/mpi_check.hpp"
+#include "shiftop/distributed/bus_bandwidth.hpp"
+#include "distributed/collective_check.hpp"
+#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/grid_choice.hpp"
+#include "distributed/mpi_check.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #ifdef SHIFTOP_HAVE_NCCL
-#include "backend/cuda/device.hpp"
+#include "shiftop/gpu/devices.hpp"
 #endif
 
 namespace shiftop::app {
 namespace {
 
-using dist::Axis;
-using dist::Collective;
+using distributed::Axis;
+using distributed::Collective;
 
 /// Runs one operation of the plan on its rank's vectors, host or device, and waits for it: on a
 /// GPU, x is uploaded once and the device output poisoned with NaN, as in the single-process
 /// bench (runner.hpp), so that the timings exclude host-device copies.
 class DistributedRunner {
  public:
-  DistributedRunner(dist::DistributedPlan& plan, Op op, const std::vector<double>& x,
+  DistributedRunner(distributed::DistributedPlan& plan, Op op, const std::vector<double>& x,
                     std::vector<double>& y, index_t nrhs)
       : plan_(plan), op_(op), x_(x), y_(y), nrhs_(nrhs) {
     if (plan.backend() == btt::Backend::Cpu) return;
@@ -66,7 +66,7 @@ class DistributedRunner {
 #ifdef SHIFTOP_HAVE_NCCL
     plan_.apply_device(op_, device_x_ ? device_x_->data() : nullptr,
                        device_y_ ? device_y_->data() : nullptr, nrhs_);
-    cuda::synchronize(plan_.device());
+    gpu::synchronize(plan_.device());
 #endif
   }
 
@@ -78,36 +78,36 @@ class DistributedRunner {
   }
 
  private:
-  dist::DistributedPlan& plan_;
+  distributed::DistributedPlan& plan_;
   Op op_;
   const std::vector<double>& x_;
   std::vector<double>& y_;
   index_t nrhs_;
 #ifdef SHIFTOP_HAVE_NCCL
-  std::optional<cuda::DeviceArray> device_x_, device_y_;
+  std::optional<gpu::DeviceArray> device_x_, device_y_;
 #endif
 };
 
 /// This rank's slice double[rows][cols][nt] of the kernels random_values(Nd*Nm*Nt, 1).
-std::vector<double> kernel_slice(const Shape& s, dist::IndexRange rows, dist::IndexRange cols) {
+std::vector<double> kernel_slice(const Shape& s, distributed::IndexRange rows, distributed::IndexRange cols) {
   return random_pieces(1, (rows.begin * s.nm + cols.begin) * s.nt, rows.size(), s.nm * s.nt,
                        cols.size() * s.nt);
 }
 
 /// This rank's blocks of nrhs input vectors random_values(nrhs*blocks*Nt, 2).
-std::vector<double> input_slice(const Shape& s, Op op, dist::IndexRange blocks, index_t nrhs) {
+std::vector<double> input_slice(const Shape& s, Op op, distributed::IndexRange blocks, index_t nrhs) {
   return random_pieces(2, blocks.begin * s.nt, nrhs, input_blocks(op, s) * s.nt,
                        blocks.size() * s.nt);
 }
 
 /// Relative 2-norm difference between y and the same operation of an FP64 CPU plan of the same
 /// operator on the same grid (collective).
-double error_against_cpu(const dist::Grid& grid, const Shape& shape, dist::IndexRange rows,
-                         dist::IndexRange cols, const BenchOptions& o, Op op,
+double error_against_cpu(const distributed::Grid& grid, const Shape& shape, distributed::IndexRange rows,
+                         distributed::IndexRange cols, const BenchOptions& o, Op op,
                          const std::vector<double>& x, const std::vector<double>& y) {
   btt::PlanOptions options{.threads = o.threads, .max_rhs = std::min<index_t>(o.nrhs, 16)};
-  dist::DistributedPlan reference =
-      dist::DistributedPlan::create(grid, shape, kernel_slice(shape, rows, cols), options);
+  distributed::DistributedPlan reference =
+      distributed::DistributedPlan::create(grid, shape, kernel_slice(shape, rows, cols), options);
   std::vector<double> want(y.size());
   reference.apply(op, x, want, o.nrhs);
   std::array<double, 2> sums{};
@@ -115,7 +115,7 @@ double error_against_cpu(const dist::Grid& grid, const Shape& shape, dist::Index
     sums[0] += (y[k] - want[k]) * (y[k] - want[k]);
     sums[1] += want[k] * want[k];
   }
-  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, sums.data(), 2, MPI_DOUBLE, MPI_SUM, grid.comm()),
+  distributed::check_mpi(MPI_Allreduce(MPI_IN_PLACE, sums.data(), 2, MPI_DOUBLE, MPI_SUM, grid.comm()),
                   "MPI_Allreduce");
   return std::sqrt(sums[0] / sums[1]);
 }
@@ -140,38 +140,38 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
 
   Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
-  dist::GridShape grid_shape;
+  distributed::GridShape grid_shape;
   std::string grid_reason = "--grid";
   if (o.grid.empty() || o.grid == "auto") {
     require(!o.weak,
             "--weak needs --grid PRxPC: the local sizes make the global ones only on a known grid");
-    const dist::GridChoice choice = dist::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
+    const distributed::GridChoice choice = distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
     grid_shape = choice.grid;
     grid_reason = choice.reason;
   } else {
-    grid_shape = dist::GridShape::parse(o.grid);
+    grid_shape = distributed::GridShape::parse(o.grid);
   }
   if (o.weak) shape = {o.nd * grid_shape.rows, o.nm * grid_shape.cols, o.nt};
-  const dist::Grid grid(grid_shape);
-  const dist::Partition partition(shape, grid_shape);
-  const dist::IndexRange rows = partition.rows(grid.row()), cols = partition.cols(grid.col());
+  const distributed::Grid grid(grid_shape);
+  const distributed::Partition partition(shape, grid_shape);
+  const distributed::IndexRange rows = partition.rows(grid.row()), cols = partition.cols(grid.col());
 
   progress("creating the plan");
-  std::optional<dist::DistributedPlan> plan;
+  std::optional<distributed::DistributedPlan> plan;
   double plan_seconds = 0;
   {
     const std::vector<double> kernels = kernel_slice(shape, rows, cols);
-    dist::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
+    distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
     Stopwatch watch;
-    plan.emplace(dist::DistributedPlan::create(grid, shape, kernels, options));
+    plan.emplace(distributed::DistributedPlan::create(grid, shape, kernels, options));
     plan_seconds = max_over_ranks(watch.lap(), grid.comm());
   }
 
   progress("measuring memory bandwidth");
   MemoryBandwidth bw;
-  dist::run_collectively(grid.comm(), [&] {
+  distributed::run_collectively(grid.comm(), [&] {
 #ifdef SHIFTOP_HAVE_NCCL
-    if (cuda) bw.copy_GBs = cuda::measure_copy_bandwidth_GBs(std::size_t{1} << 30, plan->device());
+    if (cuda) bw.copy_GBs = gpu::measure_copy_bandwidth_GBs(std::size_t{1} << 30, plan->device());
 #endif
     if (!cuda) bw = measure_memory_bandwidth(std::size_t{512} << 20, o.threads);
   });
@@ -183,7 +183,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
       static_cast<std::size_t>(o.nrhs * plan->local_output_blocks(op).size() * shape.nt),
       std::numeric_limits<double>::quiet_NaN());
   std::optional<DistributedRunner> runner;
-  dist::run_collectively(grid.comm(), [&] { runner.emplace(*plan, op, x, y, o.nrhs); });
+  distributed::run_collectively(grid.comm(), [&] { runner.emplace(*plan, op, x, y, o.nrhs); });
   progress("timing");
   for (int k = 0; k < std::max(o.warmup, 1); ++k)
     runner->apply();
@@ -195,9 +195,9 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
 
   std::vector<double> totals;
   PhaseSamples samples;
-  dist::DistributedPhaseTimes last;
+  distributed::DistributedPhaseTimes last;
   for (int k = 0; k < o.repetitions; ++k) {
-    dist::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
+    distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
     Stopwatch watch;
     runner->apply();
     totals.push_back(max_over_ranks(watch.lap(), grid.comm()));
@@ -214,7 +214,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
   // (one call per group of max_rhs vectors) and at --probe-bytes.
   progress("timing the collectives alone");
   const index_t groups = (o.nrhs + options.max_rhs - 1) / options.max_rhs;
-  const dist::CollectiveAxes axes = dist::collective_axes(op);
+  const distributed::CollectiveAxes axes = distributed::collective_axes(op);
   const auto axis_ranks = [&](Axis axis) {
     return axis == Axis::Row ? grid_shape.cols : grid_shape.rows;
   };
@@ -225,7 +225,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
   const auto phase_report = [&](Collective kind, Axis axis, const std::vector<double>& seconds,
                                 double bytes) {
     const int n = axis_ranks(axis);
-    const double t = median(seconds), factor = dist::bus_bandwidth_factor(kind, n);
+    const double t = median(seconds), factor = distributed::bus_bandwidth_factor(kind, n);
     nlohmann::ordered_json r{{"axis", axis_name(axis)}, {"ranks", n}};
     r["bytes"] = bytes;
     r["calls"] = n > 1 ? groups : 0;
@@ -257,13 +257,13 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
       const auto bytes = static_cast<std::size_t>(o.probe_bytes);
       const double t = plan->time_collective(kind, axis, bytes, 20);
       const double algbw = gigabytes_per_second(static_cast<double>(bytes), t);
-      probe.push_back({{"collective", std::string(dist::to_string(kind))},
+      probe.push_back({{"collective", std::string(distributed::to_string(kind))},
                        {"axis", axis_name(axis)},
                        {"ranks", axis_ranks(axis)},
                        {"bytes", bytes},
                        {"ms", t * 1e3},
                        {"algbw_GBs", algbw},
-                       {"busbw_GBs", dist::bus_bandwidth_factor(kind, axis_ranks(axis)) * algbw}});
+                       {"busbw_GBs", distributed::bus_bandwidth_factor(kind, axis_ranks(axis)) * algbw}});
     }
   }
 
@@ -275,7 +275,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
 
   std::vector<int> devices(static_cast<std::size_t>(grid.size()));
   const int device = plan->device();
-  dist::check_mpi(MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, grid.comm()),
+  distributed::check_mpi(MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, grid.comm()),
                   "MPI_Gather");
   const double plan_bytes = max_over_ranks(static_cast<double>(plan->memory_bytes()), grid.comm());
   if (!root) return;
@@ -286,7 +286,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
   const double whole_bytes = matrix_bytes(shape, precision, op, groups);
   const double floor = local_bytes / (ceiling_GBs * 1e9);
   const double single_floor = whole_bytes / (ceiling_GBs * 1e9);
-  const dist::CommunicationPrecision messages = plan->communication_precision();
+  const distributed::CommunicationPrecision messages = plan->communication_precision();
   const auto letter = [](Precision p) { return p == Precision::Single ? "S" : "D"; };
 
   nlohmann::ordered_json out;

@@ -7,11 +7,11 @@
 #include <charconv>
 
 #include "commands.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "io/fftmatvec_format.hpp"
-#include "io/file_kind.hpp"
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
+#include "shiftop/io/file_kind.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
 
 namespace shiftop::app {
 namespace {

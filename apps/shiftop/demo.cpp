@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
 #include "core/timer.hpp"
-#include "models/heat2d.hpp"
-#include "models/wave2d.hpp"
+#include "shiftop/models/heat2d.hpp"
+#include "shiftop/models/wave2d.hpp"
 #include "random_operator.hpp"
 
 namespace shiftop::app {

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "dist/grid_choice.hpp"
-#include "dist/partition.hpp"
+#include "shiftop/distributed/grid_choice.hpp"
+#include "shiftop/distributed/partition.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -19,7 +19,7 @@ struct GridOptions {
 
 void run(const GridOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
-  const dist::GridChoice choice = dist::choose_grid(shape, o.ranks, o.per_node);
+  const distributed::GridChoice choice = distributed::choose_grid(shape, o.ranks, o.per_node);
   nlohmann::ordered_json out;
   out["shape"] = {{"nd", o.nd}, {"nm", o.nm}, {"nt", o.nt}};
   out["ranks"] = o.ranks;
@@ -29,8 +29,8 @@ void run(const GridOptions& o) {
   out["cols"] = choice.grid.cols;
   out["reason"] = choice.reason;
   out["candidates"] = nlohmann::json::array();
-  for (const dist::GridCandidate& c : choice.candidates) {
-    const dist::Partition part(shape, c.grid);
+  for (const distributed::GridCandidate& c : choice.candidates) {
+    const distributed::Partition part(shape, c.grid);
     out["candidates"].push_back({{"grid", c.grid.str()},
                                  {"rows", c.grid.rows},
                                  {"cols", c.grid.cols},

@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/error.hpp"
-#include "io/file_kind.hpp"
-#include "io/npy.hpp"
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/file_kind.hpp"
+#include "shiftop/io/npy.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
-#include "backend/cuda/device.hpp"
+#include "shiftop/gpu/devices.hpp"
 #endif
 
 namespace shiftop::app {
@@ -119,7 +119,7 @@ void run(const InfoOptions& o) {
   if (o.devices) {
     out["cuda_devices"] = nlohmann::json::array();
 #ifdef SHIFTOP_HAVE_CUDA
-    for (const auto& d : cuda::visible_devices())
+    for (const auto& d : gpu::visible_devices())
       out["cuda_devices"].push_back(
           {{"index", d.index},
            {"name", d.name},

@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "commands.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"shiftop: fast block-Toeplitz operator actions (p2o maps, adjoints, Hessians)"};

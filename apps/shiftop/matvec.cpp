@@ -6,13 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "core/timer.hpp"
 #include "io/fftmatvec_format.hpp"
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
 

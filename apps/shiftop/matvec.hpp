@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "btt/plan.hpp"
-#include "io/vector_file.hpp"
+#include "shiftop/btt/plan.hpp"
+#include "shiftop/io/vector_file.hpp"
 
 namespace shiftop::app {
 

@@ -1,5 +1,5 @@
 // `shiftop matvec` on a process grid, under mpiexec (or with --grid): every rank reads only its
-// slice of the operator (dist::read_distributed_plan) and its blocks of the input vectors, the
+// slice of the operator (distributed::read_distributed_plan) and its blocks of the input vectors, the
 // distributed plan applies op, and rank 0 gathers the output blocks and writes the output file.
 // The input file is read whole by every rank: vectors are small next to the operator.
 #include <fmt/core.h>
@@ -10,14 +10,14 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "core/timer.hpp"
-#include "dist/collective_check.hpp"
-#include "dist/distributed_plan.hpp"
-#include "dist/grid_choice.hpp"
-#include "dist/mpi_check.hpp"
-#include "dist/read_distributed_plan.hpp"
-#include "io/operator_file.hpp"
+#include "distributed/collective_check.hpp"
+#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/grid_choice.hpp"
+#include "distributed/mpi_check.hpp"
+#include "shiftop/distributed/read_distributed_plan.hpp"
+#include "shiftop/io/operator_file.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
 
@@ -26,7 +26,7 @@ namespace {
 
 /// The blocks `range` of this rank's output `local` ([rhs][range][t]) from every rank, placed
 /// into y on rank 0 (collective over the grid).
-void gather_output(const dist::Grid& grid, dist::IndexRange range, const std::vector<double>& local,
+void gather_output(const distributed::Grid& grid, distributed::IndexRange range, const std::vector<double>& local,
                    io::VectorData& y) {
   require(local.size() <= static_cast<std::size_t>(INT_MAX),
           "the output blocks of one rank hold {} values, more than one MPI message carries ({})",
@@ -37,9 +37,9 @@ void gather_output(const dist::Grid& grid, dist::IndexRange range, const std::ve
   const auto ranks = static_cast<std::size_t>(grid.size());
   std::vector<int> counts(root ? ranks : 0), offsets(root ? ranks : 0);
   std::vector<std::int64_t> ranges(root ? 2 * ranks : 0);
-  dist::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, grid.comm()),
+  distributed::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, grid.comm()),
                   "MPI_Gather");
-  dist::check_mpi(
+  distributed::check_mpi(
       MPI_Gather(mine.data(), 2, MPI_INT64_T, ranges.data(), 2, MPI_INT64_T, 0, grid.comm()),
       "MPI_Gather");
   std::vector<double> pieces;
@@ -53,7 +53,7 @@ void gather_output(const dist::Grid& grid, dist::IndexRange range, const std::ve
             "the output holds {} values, more than one MPI gather carries ({})", total, INT_MAX);
     pieces.resize(total);
   }
-  dist::check_mpi(MPI_Gatherv(local.data(), count, MPI_DOUBLE, pieces.data(), counts.data(),
+  distributed::check_mpi(MPI_Gatherv(local.data(), count, MPI_DOUBLE, pieces.data(), counts.data(),
                               offsets.data(), MPI_DOUBLE, 0, grid.comm()),
                   "MPI_Gatherv");
   if (!root) return;
@@ -79,7 +79,7 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
   Metadata metadata;
   io::VectorData x;
   io::VectorFormat format = io::VectorFormat::Auto;
-  dist::run_collectively(MPI_COMM_WORLD, [&] {
+  distributed::run_collectively(MPI_COMM_WORLD, [&] {
     info = io::inspect_operator(o.operator_path);
     metadata = io::read_operator(o.operator_path, {.slice = {.rows = {0, 1}, .cols = {0, 1}},
                                                    .allow_nonfinite = o.allow_nonfinite})
@@ -89,26 +89,26 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
     format = output_format(o);
   });
   const Shape& shape = info.shape;
-  dist::GridShape grid_shape;
+  distributed::GridShape grid_shape;
   std::string grid_reason = "--grid";
   if (o.grid.empty() || o.grid == "auto") {
-    const dist::GridChoice choice = dist::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
+    const distributed::GridChoice choice = distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
     grid_shape = choice.grid;
     grid_reason = choice.reason;
   } else {
-    grid_shape = dist::GridShape::parse(o.grid);
+    grid_shape = distributed::GridShape::parse(o.grid);
   }
-  const dist::Grid grid(grid_shape);
+  const distributed::Grid grid(grid_shape);
 
-  dist::DistributedPlan plan =
-      dist::read_distributed_plan(grid, o.operator_path, matvec_plan_options(o, x.nrhs));
+  distributed::DistributedPlan plan =
+      distributed::read_distributed_plan(grid, o.operator_path, matvec_plan_options(o, x.nrhs));
   const double read_seconds = max_over_ranks(watch.lap(), grid.comm());
   const std::vector<double> local_x =
-      dist::slice_blocks(x.values, x.nrhs, x.blocks, shape.nt, plan.local_input_blocks(op));
+      distributed::slice_blocks(x.values, x.nrhs, x.blocks, shape.nt, plan.local_input_blocks(op));
   x.values = {};
-  const dist::IndexRange out_range = plan.local_output_blocks(op);
+  const distributed::IndexRange out_range = plan.local_output_blocks(op);
   std::vector<double> local_y(static_cast<std::size_t>(x.nrhs * out_range.size() * shape.nt));
-  dist::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
+  distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
   watch.lap();
   plan.apply(op, local_x, local_y, x.nrhs);
   const double apply_seconds = max_over_ranks(watch.lap(), grid.comm());
@@ -116,7 +116,7 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
   io::VectorData y;
   if (grid.rank() == 0) y = output_vector(x, shape, metadata, op);
   gather_output(grid, out_range, local_y, y);
-  dist::run_collectively(grid.comm(), [&] {
+  distributed::run_collectively(grid.comm(), [&] {
     if (grid.rank() == 0) io::write_vector(o.output_path, y, format);
   });
   const double write_seconds = watch.lap();

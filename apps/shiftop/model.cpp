@@ -7,13 +7,13 @@
 #include <numbers>
 #include <random>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "core/error.hpp"
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
-#include "models/heat2d.hpp"
-#include "models/wave2d.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
+#include "shiftop/models/heat2d.hpp"
+#include "shiftop/models/wave2d.hpp"
 
 namespace shiftop::app {
 namespace {

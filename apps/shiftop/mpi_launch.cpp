@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #ifdef SHIFTOP_HAVE_MPI
-#include "dist/mpi_check.hpp"
+#include "distributed/mpi_check.hpp"
 #endif
 
 namespace shiftop::app {
@@ -23,19 +23,19 @@ MpiSession::MpiSession() {
   try {
     require(provided >= MPI_THREAD_FUNNELED,
             "the MPI library gives thread level {}, shiftop needs MPI_THREAD_FUNNELED", provided);
-    dist::check_mpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+    distributed::check_mpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
                     "MPI_Comm_set_errhandler");
-    dist::check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
-    dist::check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+    distributed::check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    distributed::check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
     MPI_Comm node = MPI_COMM_NULL;
-    dist::check_mpi(
+    distributed::check_mpi(
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
         "MPI_Comm_split_type");
     int node_size = 1;
     const int size_code = MPI_Comm_size(node, &node_size);
-    dist::check_mpi(MPI_Comm_free(&node), "MPI_Comm_free");
-    dist::check_mpi(size_code, "MPI_Comm_size");
-    dist::check_mpi(
+    distributed::check_mpi(MPI_Comm_free(&node), "MPI_Comm_free");
+    distributed::check_mpi(size_code, "MPI_Comm_size");
+    distributed::check_mpi(
         MPI_Allreduce(&node_size, &ranks_per_node_, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
         "MPI_Allreduce");
   } catch (...) {
@@ -49,13 +49,13 @@ MpiSession::~MpiSession() {
 }
 
 double max_over_ranks(double value, MPI_Comm comm) {
-  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm),
+  distributed::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm),
                   "MPI_Allreduce");
   return value;
 }
 
 double min_over_ranks(double value, MPI_Comm comm) {
-  dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MIN, comm),
+  distributed::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MIN, comm),
                   "MPI_Allreduce");
   return value;
 }

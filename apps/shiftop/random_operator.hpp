@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::app {
 

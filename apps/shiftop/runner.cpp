@@ -2,16 +2,16 @@
 
 #include <limits>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
-#include "backend/cuda/device.hpp"
+#include "shiftop/gpu/devices.hpp"
 #endif
 
 namespace shiftop::app {
 
 #ifdef SHIFTOP_HAVE_CUDA
 struct Runner::DeviceBuffers {
-  cuda::DeviceArray x, y;
+  gpu::DeviceArray x, y;
 };
 #else
 struct Runner::DeviceBuffers {};
@@ -23,7 +23,7 @@ Runner::Runner(btt::Plan& plan, Op op, const std::vector<double>& x, std::vector
   if (!cuda) return;
 #ifdef SHIFTOP_HAVE_CUDA
   device_buffers_.reset(
-      new DeviceBuffers{cuda::DeviceArray(x.size(), device), cuda::DeviceArray(y.size(), device)});
+      new DeviceBuffers{gpu::DeviceArray(x.size(), device), gpu::DeviceArray(y.size(), device)});
   device_buffers_->x.upload(x.data());
   const std::vector<double> poison(y.size(), std::numeric_limits<double>::quiet_NaN());
   device_buffers_->y.upload(poison.data());
@@ -38,7 +38,7 @@ void Runner::apply() {
 #ifdef SHIFTOP_HAVE_CUDA
   if (device_buffers_) {
     plan_.apply_device(op_, device_buffers_->x.data(), device_buffers_->y.data(), nrhs_);
-    cuda::synchronize(device_);
+    gpu::synchronize(device_);
     return;
   }
 #endif

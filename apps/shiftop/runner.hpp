@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 
 namespace shiftop::app {
 

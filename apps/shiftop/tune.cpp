@@ -13,12 +13,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "core/timer.hpp"
 #include "io/atomic_output.hpp"
-#include "io/operator_file.hpp"
+#include "shiftop/io/operator_file.hpp"
 #include "pareto_plot.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"

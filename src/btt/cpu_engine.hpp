@@ -10,7 +10,7 @@
 
 #include "backend/cpu/fftw_plan.hpp"
 #include "backend/cpu/planar.hpp"
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "core/aligned_buffer.hpp"
 
 namespace shiftop::btt {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <span>
 
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 
 namespace shiftop::btt {
 

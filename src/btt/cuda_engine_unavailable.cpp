@@ -1,6 +1,6 @@
 // Built instead of cuda_engine.cu when shiftop is configured without CUDA.
 #include "btt/cuda_engine.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {
 

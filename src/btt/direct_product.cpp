@@ -1,10 +1,10 @@
-#include "btt/direct_product.hpp"
+#include "shiftop/btt/direct_product.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {
 namespace {

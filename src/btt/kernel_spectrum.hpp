@@ -6,7 +6,7 @@
 #include <span>
 
 #include "backend/cpu/planar.hpp"
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::btt {
 

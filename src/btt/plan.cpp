@@ -1,10 +1,10 @@
-#include "btt/plan.hpp"
+#include "shiftop/btt/plan.hpp"
 
 #include <numeric>
 
 #include "btt/cpu_engine.hpp"
 #include "btt/cuda_engine.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {
 namespace {

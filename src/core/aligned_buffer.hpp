@@ -11,7 +11,7 @@
 
 #include <sys/mman.h>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop {
 

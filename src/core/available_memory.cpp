@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop {
 

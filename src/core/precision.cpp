@@ -1,8 +1,8 @@
-#include "core/precision.hpp"
+#include "shiftop/core/precision.hpp"
 
 #include <cctype>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop {
 

@@ -1,10 +1,10 @@
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 #include <fmt/format.h>
 
 #include <limits>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop {
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
 namespace {

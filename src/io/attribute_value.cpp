@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
 namespace {

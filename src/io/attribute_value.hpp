@@ -7,7 +7,7 @@
 #include <string_view>
 #include <variant>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::io {
 

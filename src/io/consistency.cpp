@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
 

@@ -4,9 +4,9 @@
 
 #include <string_view>
 
-#include "core/shape.hpp"
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
+#include "shiftop/core/shape.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
 
 namespace shiftop::io {
 

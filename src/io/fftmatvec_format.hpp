@@ -27,8 +27,8 @@
 
 #include <string>
 
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
 
 namespace shiftop::io::fftmatvec {
 

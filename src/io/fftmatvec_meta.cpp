@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "io/attribute_value.hpp"
 
 namespace shiftop::io {

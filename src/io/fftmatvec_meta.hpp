@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::io {
 

@@ -1,4 +1,4 @@
-#include "io/file_kind.hpp"
+#include "shiftop/io/file_kind.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "io/hdf5.hpp"
-#include "io/npy.hpp"
-#include "io/operator_file.hpp"
+#include "shiftop/io/npy.hpp"
+#include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::io {
 

@@ -12,7 +12,7 @@
 #include <numeric>
 #include <system_error>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io::h5 {
 namespace {

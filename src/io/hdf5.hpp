@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 #include "io/attribute_value.hpp"
 
 namespace shiftop::io::h5 {

@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::io {
 

@@ -1,4 +1,4 @@
-#include "io/npy.hpp"
+#include "shiftop/io/npy.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -18,7 +18,7 @@
 #include <system_error>
 #include <utility>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/npy.hpp"
+#include "shiftop/io/npy.hpp"
 
 namespace shiftop::io {
 

@@ -1,4 +1,4 @@
-#include "io/operator_file.hpp"
+#include "shiftop/io/operator_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,11 +8,11 @@
 #include <system_error>
 
 #include "core/available_memory.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_format.hpp"
 #include "io/nonfinite.hpp"
-#include "io/npy.hpp"
+#include "shiftop/io/npy.hpp"
 #include "io/npy_slice.hpp"
 #include "io/shiftop_format.hpp"
 

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/available_memory.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/consistency.hpp"

@@ -1,4 +1,4 @@
-#include "models/heat2d.hpp"
+#include "shiftop/models/heat2d.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/available_memory.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::models {
 

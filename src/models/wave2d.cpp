@@ -1,11 +1,11 @@
-#include "models/wave2d.hpp"
+#include "shiftop/models/wave2d.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "core/available_memory.hpp"
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::models {
 

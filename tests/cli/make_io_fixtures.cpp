@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "io/operator_file.hpp"
-#include "io/vector_file.hpp"
-#include "io_fixtures.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
+#include "support/io_fixtures.hpp"
 
 namespace {
 

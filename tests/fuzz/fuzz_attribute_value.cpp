@@ -14,7 +14,7 @@
 #include <string_view>
 #include <variant>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "fuzz_check.hpp"
 #include "io/attribute_value.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "fuzz_check.hpp"
 #include "io/attribute_value.hpp"
 #include "io/fftmatvec_meta.hpp"

@@ -5,9 +5,9 @@
 #include <limits>
 #include <string_view>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 #include "fuzz_check.hpp"
-#include "io/npy.hpp"
+#include "shiftop/io/npy.hpp"
 
 namespace {
 

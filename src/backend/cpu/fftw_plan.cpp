@@ -4,7 +4,7 @@
 
 #include <mutex>
 
-#include "core/error.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::cpu {
 namespace {

@@ -5,7 +5,7 @@
 #include <complex>
 #include <memory>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::cpu {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "backend/cpu/planar.hpp"
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::cpu {
 

@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "core/shape.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::cpu {
 

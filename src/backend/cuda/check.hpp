@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "core/error_type.hpp"
+#include "shiftop/core/error_type.hpp"
 
 namespace shiftop::cuda {
 

@@ -1,9 +1,11 @@
 // An owned block of device memory (cudaMalloc/cudaFree), viewed as any element type: the plan's
-// workspaces hold FP32 or FP64 data depending on the precision configuration.
+// workspaces hold FP32 or FP64 data depending on the precision configuration. Memory allocated
+// through a gpu::Context (backend/cuda/context.cuh) is counted in its allocated_bytes().
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <utility>
 
@@ -14,20 +16,29 @@ namespace shiftop::cuda {
 class DeviceMemory {
  public:
   DeviceMemory() = default;
-  explicit DeviceMemory(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_ > 0) SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+  explicit DeviceMemory(std::size_t bytes, std::atomic<std::size_t>* account = nullptr)
+      : bytes_(bytes) {
+    if (bytes_ == 0) return;
+    SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+    account_ = account;
+    if (account_ != nullptr) *account_ += bytes_;
   }
   DeviceMemory(DeviceMemory&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+      : data_(std::exchange(other.data_, nullptr)),
+        bytes_(std::exchange(other.bytes_, 0)),
+        account_(std::exchange(other.account_, nullptr)) {}
   DeviceMemory& operator=(DeviceMemory&& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(bytes_, other.bytes_);
+    std::swap(account_, other.account_);
     return *this;
   }
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
   ~DeviceMemory() {
-    if (data_ != nullptr) cudaFree(data_);
+    if (data_ == nullptr) return;
+    cudaFree(data_);
+    if (account_ != nullptr) *account_ -= bytes_;
   }
 
   template <typename T>
@@ -39,6 +50,7 @@ class DeviceMemory {
  private:
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
+  std::atomic<std::size_t>* account_ = nullptr;
 };
 
 }  // namespace shiftop::cuda

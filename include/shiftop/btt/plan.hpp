@@ -1,0 +1,144 @@
+// shiftop::btt::Plan — the block-triangular (or general) block Toeplitz operator F, built once
+// from its kernels and applied many times with no allocation (DESIGN.md, "plan"; Venkat et al.,
+// fft-block-toeplitz-matvec-multi-gpu, Algorithms 1-3).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "shiftop/core/precision.hpp"
+#include "shiftop/core/shape.hpp"
+
+namespace shiftop::btt {
+
+enum class Backend { Cpu, Cuda };
+
+/// How hard plan creation searches for fast kernels: FFTW's planner on the CPU; on the GPU,
+/// Measure times the FFT length, the transforms (FftKernel) and the phase-3 kernels (GemvKernel)
+/// on the plan's own F^ and keeps the fastest.
+enum class FftPlanning { Estimate, Measure };
+
+/// Which kernel runs phase 3 for a single right-hand side on the GPU (several right-hand sides
+/// always use cuBLAS's batched GEMM). Auto: Fused, or the faster one under FftPlanning::Measure.
+enum class GemvKernel { Auto, Fused, Cublas };
+
+/// Which transforms run phases 1-2 and 4-5 on the GPU. Fused: our real FFT kernels that read and
+/// write only the Nt values of each series (FFT lengths that are powers of two from 16 to 8192);
+/// Cufft: zero-padding, cuFFT, unpadding. Auto: Fused where it applies, or the faster one under
+/// FftPlanning::Measure.
+enum class FftKernel { Auto, Fused, Cufft };
+
+struct PlanOptions {
+  Backend backend = Backend::Cpu;
+  /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD". On the GPU an S
+  /// GEMV reads an FP32 F^; the fused kernels accumulate in FP64, cuBLAS in FP32.
+  std::string precision = "DDDDD";
+  /// CPU threads for FFTW and OpenMP; 0 uses OpenMP's default.
+  int threads = 0;
+  /// Right-hand sides transformed together per pass; the workspace grows linearly with it.
+  index_t max_rhs = 16;
+  FftPlanning fft_planning = FftPlanning::Measure;
+  /// CUDA device index (Backend::Cuda).
+  int device = 0;
+  GemvKernel gemv = GemvKernel::Auto;
+  FftKernel fft = FftKernel::Auto;
+  /// CUDA: time each phase with events (one synchronisation per pass); the CPU always does.
+  bool profile = false;
+  /// CUDA: replay the captured apply sequence as a CUDA graph when the operation, the number of
+  /// right-hand sides and the device pointers repeat (ignored when profiling).
+  bool cuda_graphs = false;
+  /// CUDA: the length L of the circulant embedding and its FFTs, even and at least 2*Nt (any
+  /// L >= 2Nt-1 gives the same product; F^ then holds L/2+1 frequencies). 0 chooses: 2*Nt under
+  /// FftPlanning::Estimate, and under Measure whichever of 2*Nt and the next power of two (when
+  /// at most 25% longer) has the lower measured FFT time plus the F^ bytes it adds.
+  index_t fft_length = 0;
+};
+
+/// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
+enum class ApplyPhase { Pad, Fft, Layout, Gemv, Ifft, Unpad };
+inline constexpr std::array<std::string_view, 6> kApplyPhaseNames = {"pad",  "fft",  "layout",
+                                                                     "gemv", "ifft", "unpad"};
+
+/// Seconds spent in each phase by the last apply (summed over passes and both halves of F*F).
+struct PhaseTimes {
+  std::array<double, 6> seconds{};
+  double& operator[](ApplyPhase p) { return seconds[static_cast<int>(p)]; }
+  double operator[](ApplyPhase p) const { return seconds[static_cast<int>(p)]; }
+  double total() const;
+};
+
+/// The backend-specific half of a plan (CPU: FFTW + OpenMP; CUDA: cuFFT + kernels).
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  /// y = op(F) x for `nrhs` vectors, SOTI layout, sizes already checked by Plan.
+  virtual void apply(Op op, const double* x, double* y, index_t nrhs) = 0;
+  /// The same on device pointers, ordered after prior work on `stream` (a cudaStream_t).
+  virtual void apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream);
+  virtual void set_precision(const PrecisionConfig& precision) = 0;
+  virtual void set_gemv_kernel(GemvKernel kernel) = 0;
+  virtual PhaseTimes last_phase_times() const = 0;
+  /// Bytes held by the plan: F^ (and its FP32 copy), workspaces.
+  virtual std::size_t memory_bytes() const = 0;
+  /// The phase-3 kernel in use for a single right-hand side of op (for reports).
+  virtual std::string gemv_kernel(Op op) const = 0;
+  /// The transforms in use for op (for reports): "fftw", "cufft" or "fused"
+  /// (backend/cuda/real_fft).
+  virtual std::string fft_kernel(Op op) const = 0;
+  /// The length of the padded series and their FFTs (for reports).
+  virtual index_t fft_length() const = 0;
+};
+
+class Plan {
+ public:
+  /// Block lower-triangular Toeplitz F from its first block column: `kernels` is
+  /// double[nd][nm][nt] (SOTI), kernels[i][j][t] = (F_t)_ij.
+  static Plan create(std::span<const double> kernels, const Shape& shape,
+                     const PlanOptions& options = {});
+  /// General block Toeplitz operator from its first block column (lags 0..nt-1) and first block
+  /// row (lags 0..-(nt-1)), both double[nd][nm][nt]; the lag-0 entries of both must agree.
+  static Plan create_general(std::span<const double> first_column,
+                             std::span<const double> first_row, const Shape& shape,
+                             const PlanOptions& options = {});
+
+  /// y = op(F) x for `nrhs` vectors stored one after another, each SOTI [blocks][nt].
+  /// x holds nrhs*input_blocks(op)*nt values, y nrhs*output_blocks(op)*nt. Vectors are processed
+  /// max_rhs at a time (F^ is read once per group). apply uses the plan's workspaces: calls on one
+  /// plan must not overlap in time (use one plan per calling thread).
+  void apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs = 1);
+
+  /// apply on device memory (Backend::Cuda only): x and y are device pointers, and the work is
+  /// ordered after what was queued on `stream` (a cudaStream_t; nullptr is the default stream)
+  /// and completes asynchronously with respect to the host.
+  void apply_device(Op op, const double* x, double* y, index_t nrhs = 1, void* stream = nullptr);
+
+  /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.
+  void set_precision(std::string_view precision);
+
+  /// Changes which phase-3 kernels the plan may use (PlanOptions::gemv; CUDA only, the CPU has
+  /// one): with FP32 in phase 3 the fused kernels and cuBLAS differ in accuracy, not only in time.
+  void set_gemv_kernel(GemvKernel kernel) { engine_->set_gemv_kernel(kernel); }
+
+  const Shape& shape() const { return shape_; }
+  const PrecisionConfig& precision() const { return precision_; }
+  bool triangular() const { return triangular_; }
+  PhaseTimes last_phase_times() const { return engine_->last_phase_times(); }
+  std::size_t memory_bytes() const { return engine_->memory_bytes(); }
+  std::string gemv_kernel(Op op) const { return engine_->gemv_kernel(op); }
+  std::string fft_kernel(Op op) const { return engine_->fft_kernel(op); }
+  index_t fft_length() const { return engine_->fft_length(); }
+
+ private:
+  Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine);
+
+  Shape shape_;
+  bool triangular_ = true;
+  PrecisionConfig precision_;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace shiftop::btt

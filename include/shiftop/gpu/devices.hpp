@@ -1,0 +1,52 @@
+// The CUDA devices this process can see (`shiftop info --devices`, backend selection), their copy
+// bandwidth, and device arrays for callers without CUDA headers (the tool, tests).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace shiftop::gpu {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  std::size_t total_memory_bytes = 0;
+  std::size_t free_memory_bytes = 0;
+  int multiprocessors = 0;
+};
+
+/// How many CUDA devices this process sees; 0 (not an error) when there is no driver or no GPU.
+int device_count();
+
+/// All visible devices; empty (not an error) when there is no driver or no GPU.
+std::vector<DeviceInfo> visible_devices();
+
+/// Device-to-device copy bandwidth of `device`, (bytes read + bytes written) / time, best of
+/// `repetitions` cudaMemcpy calls of `bytes` each: the ceiling a memory-bound kernel is held to.
+double measure_copy_bandwidth_GBs(std::size_t bytes, int device, int repetitions = 10);
+
+/// Waits for all work on `device`.
+void synchronize(int device);
+
+/// An array of doubles in device memory, for callers without CUDA headers (the tool, tests).
+class DeviceArray {
+ public:
+  DeviceArray(std::size_t count, int device);
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray();
+  double* data() const { return data_; }
+  std::size_t size() const { return count_; }
+  void upload(const double* host);
+  void download(double* host) const;
+
+ private:
+  double* data_ = nullptr;
+  std::size_t count_ = 0;
+  int device_ = 0;
+};
+
+}  // namespace shiftop::gpu

@@ -1,0 +1,25 @@
+#include "shiftop/distributed/bus_bandwidth.hpp"
+
+#include "shiftop/core/error.hpp"
+
+namespace shiftop::distributed {
+
+std::string_view to_string(Collective collective) {
+  switch (collective) {
+    case Collective::Broadcast:
+      return "broadcast";
+    case Collective::Reduce:
+      return "reduce";
+    case Collective::AllReduce:
+      return "allreduce";
+  }
+  fail("unknown collective");
+}
+
+double bus_bandwidth_factor(Collective collective, int ranks) {
+  require(ranks >= 1, "invalid number of ranks {}: expected at least 1", ranks);
+  if (collective == Collective::AllReduce) return 2.0 * (ranks - 1) / ranks;
+  return 1.0;
+}
+
+}  // namespace shiftop::distributed

@@ -9,15 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "bench.hpp"
-#include "shiftop/btt/direct_product.hpp"
-#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "shiftop/core/error.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
+#include "shiftop/btt/direct_product.hpp"
+#include "shiftop/btt/plan.hpp"
+#include "shiftop/core/error.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "shiftop/gpu/devices.hpp"
 #endif
@@ -25,24 +25,24 @@
 namespace shiftop::app {
 namespace {
 
-btt::GemvKernel parse_gemv(const std::string& text) {
-  if (text == "auto") return btt::GemvKernel::Auto;
-  if (text == "fused") return btt::GemvKernel::Fused;
-  if (text == "cublas") return btt::GemvKernel::Cublas;
+btt::GemvImplementation parse_gemv(const std::string& text) {
+  if (text == "auto") return btt::GemvImplementation::Auto;
+  if (text == "fused") return btt::GemvImplementation::Fused;
+  if (text == "cublas") return btt::GemvImplementation::Cublas;
   fail("--gemv: expected auto, fused or cublas, got '{}'", text);
 }
 
-btt::FftKernel parse_fft(const std::string& text) {
-  if (text == "auto") return btt::FftKernel::Auto;
-  if (text == "fused") return btt::FftKernel::Fused;
-  if (text == "cufft") return btt::FftKernel::Cufft;
+btt::FftImplementation parse_fft(const std::string& text) {
+  if (text == "auto") return btt::FftImplementation::Auto;
+  if (text == "fused") return btt::FftImplementation::Fused;
+  if (text == "cufft") return btt::FftImplementation::Cufft;
   fail("--fft: expected auto, fused or cufft, got '{}'", text);
 }
 
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
-  const Op op = parse_op(o.op);
+  const btt::Op op = btt::parse_op(o.op);
   const btt::PlanOptions options = plan_options(o);
   const bool cuda = options.backend == btt::Backend::Cuda;
   const auto progress = [&](const char* what) {
@@ -96,9 +96,10 @@ void run(const BenchOptions& o) {
   out["nrhs"] = o.nrhs;
   out["precision"] = plan.precision().str();
   if (cuda) {
-    out["gemv_kernel"] = plan.gemv_kernel(op);
-    out["fft_kernel"] = plan.fft_kernel(op);
-    out["fft_length"] = plan.fft_length();
+    const btt::PlanChoices choices = plan.choices();
+    out["gemv_kernel"] = choices.of(op).gemv_name();
+    out["fft_kernel"] = btt::to_string(choices.of(op).transforms);
+    out["fft_length"] = choices.fft_length;
     out["cuda_graphs"] = o.graphs;
   }
   out["threads"] = o.threads;
@@ -120,7 +121,7 @@ void run(const BenchOptions& o) {
 
   if (o.check) {
     progress("checking against the CPU backend in FP64");
-    btt::Plan reference = btt::Plan::create(kernels, shape, {.threads = o.threads});
+    btt::Plan reference = btt::Plan::create(kernels, shape, {.cpu = {.threads = o.threads}});
     std::vector<double> want(y.size());
     reference.apply(op, x, want, o.nrhs);
     double diff = 0, ref = 0;
@@ -132,11 +133,11 @@ void run(const BenchOptions& o) {
   }
 
   if (o.direct) {
-    require(op == Op::F || op == Op::Fadj, "--direct compares F or Fadj only");
+    require(op == btt::Op::F || op == btt::Op::Fadj, "--direct compares F or Fadj only");
     progress("timing the direct time-domain product");
     std::vector<double> yd(static_cast<std::size_t>(nout));
     watch.lap();
-    if (op == Op::F)
+    if (op == btt::Op::F)
       btt::direct_product(kernels, shape, std::span(x).first(static_cast<std::size_t>(nin)), yd,
                           o.threads);
     else
@@ -187,21 +188,21 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
   const bool cuda = o.backend == "cuda";
   return {.backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
           .precision = o.precision,
-          .threads = o.threads,
           .max_rhs = std::min<index_t>(o.nrhs, cuda ? 64 : 16),
-          .fft_planning = o.estimate ? btt::FftPlanning::Estimate : btt::FftPlanning::Measure,
-          .device = o.device,
-          .gemv = parse_gemv(o.gemv),
-          .fft = parse_fft(o.fft),
-          .profile = o.profile,
-          .cuda_graphs = o.graphs,
-          .fft_length = o.fft_length};
+          .planning = o.estimate ? btt::Planning::Estimate : btt::Planning::Measure,
+          .cpu = {.threads = o.threads},
+          .gpu = {.device = o.device,
+                  .gemv = parse_gemv(o.gemv),
+                  .fft = parse_fft(o.fft),
+                  .fft_length = o.fft_length,
+                  .profile = o.profile,
+                  .graphs = o.graphs}};
 }
 
-double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes) {
+double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t passes) {
   const double element = p[Phase::Gemv] == Precision::Single ? 8.0 : 16.0;
-  const double halves = (op == Op::FadjF || op == Op::FFadj) ? 2.0 : 1.0;
-  return static_cast<double>(s.frequencies()) * static_cast<double>(s.nd * s.nm) * element *
+  const double halves = (op == btt::Op::FadjF || op == btt::Op::FFadj) ? 2.0 : 1.0;
+  return static_cast<double>(btt::frequencies(s)) * static_cast<double>(s.nd * s.nm) * element *
          halves * static_cast<double>(passes);
 }
 

@@ -27,7 +27,7 @@ btt::PlanOptions plan_options(const BenchOptions& o);
 /// Bytes of F^ read by one apply: Nt+1 frequencies of an Nd x Nm complex matrix in the phase-3
 /// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*. (A plan
 /// with a longer FFT reads more; the floor is held to the shortest embedding.)
-double matrix_bytes(const Shape& s, const PrecisionConfig& p, Op op, index_t passes);
+double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t passes);
 
 /// The run on a process grid (MPI_Init to MPI_Finalize inside).
 void run_distributed_bench(const BenchOptions& o);

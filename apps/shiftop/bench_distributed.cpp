@@ -1,7 +1,7 @@
 // `shiftop bench` on a process grid, under mpiexec (or with --grid): a random operator of the
 // given global sizes, each rank generating only its own slice (the same numbers whatever the
-// grid, and the same as the single-process bench), applied by distributed::DistributedPlan. Reported
-// as the maximum over the ranks: the total time and each phase, the local plan's and the
+// grid, and the same as the single-process bench), applied by distributed::DistributedPlan.
+// Reported as the maximum over the ranks: the total time and each phase, the local plan's and the
 // broadcast, all-reduce and reduce (Venkat et al., section 3.5); the bytes each collective
 // moves and its bandwidth as nccl-tests defines it (bus_bandwidth.hpp), held against the same
 // collective timed alone at the same message size and at a large one in the same run; and the
@@ -16,16 +16,16 @@
 #include <optional>
 
 #include "bench.hpp"
-#include "shiftop/core/error.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
-#include "shiftop/distributed/bus_bandwidth.hpp"
 #include "distributed/collective_check.hpp"
-#include "shiftop/distributed/distributed_plan.hpp"
-#include "shiftop/distributed/grid_choice.hpp"
 #include "distributed/mpi_check.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/distributed/bus_bandwidth.hpp"
+#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/grid_choice.hpp"
 #ifdef SHIFTOP_HAVE_NCCL
 #include "shiftop/gpu/devices.hpp"
 #endif
@@ -41,7 +41,7 @@ using distributed::Collective;
 /// bench (runner.hpp), so that the timings exclude host-device copies.
 class DistributedRunner {
  public:
-  DistributedRunner(distributed::DistributedPlan& plan, Op op, const std::vector<double>& x,
+  DistributedRunner(distributed::DistributedPlan& plan, btt::Op op, const std::vector<double>& x,
                     std::vector<double>& y, index_t nrhs)
       : plan_(plan), op_(op), x_(x), y_(y), nrhs_(nrhs) {
     if (plan.backend() == btt::Backend::Cpu) return;
@@ -79,7 +79,7 @@ class DistributedRunner {
 
  private:
   distributed::DistributedPlan& plan_;
-  Op op_;
+  btt::Op op_;
   const std::vector<double>& x_;
   std::vector<double>& y_;
   index_t nrhs_;
@@ -89,23 +89,26 @@ class DistributedRunner {
 };
 
 /// This rank's slice double[rows][cols][nt] of the kernels random_values(Nd*Nm*Nt, 1).
-std::vector<double> kernel_slice(const Shape& s, distributed::IndexRange rows, distributed::IndexRange cols) {
+std::vector<double> kernel_slice(const Shape& s, distributed::IndexRange rows,
+                                 distributed::IndexRange cols) {
   return random_pieces(1, (rows.begin * s.nm + cols.begin) * s.nt, rows.size(), s.nm * s.nt,
                        cols.size() * s.nt);
 }
 
 /// This rank's blocks of nrhs input vectors random_values(nrhs*blocks*Nt, 2).
-std::vector<double> input_slice(const Shape& s, Op op, distributed::IndexRange blocks, index_t nrhs) {
+std::vector<double> input_slice(const Shape& s, btt::Op op, distributed::IndexRange blocks,
+                                index_t nrhs) {
   return random_pieces(2, blocks.begin * s.nt, nrhs, input_blocks(op, s) * s.nt,
                        blocks.size() * s.nt);
 }
 
 /// Relative 2-norm difference between y and the same operation of an FP64 CPU plan of the same
 /// operator on the same grid (collective).
-double error_against_cpu(const distributed::Grid& grid, const Shape& shape, distributed::IndexRange rows,
-                         distributed::IndexRange cols, const BenchOptions& o, Op op,
-                         const std::vector<double>& x, const std::vector<double>& y) {
-  btt::PlanOptions options{.threads = o.threads, .max_rhs = std::min<index_t>(o.nrhs, 16)};
+double error_against_cpu(const distributed::Grid& grid, const Shape& shape,
+                         distributed::IndexRange rows, distributed::IndexRange cols,
+                         const BenchOptions& o, btt::Op op, const std::vector<double>& x,
+                         const std::vector<double>& y) {
+  btt::PlanOptions options{.max_rhs = std::min<index_t>(o.nrhs, 16), .cpu = {.threads = o.threads}};
   distributed::DistributedPlan reference =
       distributed::DistributedPlan::create(grid, shape, kernel_slice(shape, rows, cols), options);
   std::vector<double> want(y.size());
@@ -115,8 +118,9 @@ double error_against_cpu(const distributed::Grid& grid, const Shape& shape, dist
     sums[0] += (y[k] - want[k]) * (y[k] - want[k]);
     sums[1] += want[k] * want[k];
   }
-  distributed::check_mpi(MPI_Allreduce(MPI_IN_PLACE, sums.data(), 2, MPI_DOUBLE, MPI_SUM, grid.comm()),
-                  "MPI_Allreduce");
+  distributed::check_mpi(
+      MPI_Allreduce(MPI_IN_PLACE, sums.data(), 2, MPI_DOUBLE, MPI_SUM, grid.comm()),
+      "MPI_Allreduce");
   return std::sqrt(sums[0] / sums[1]);
 }
 
@@ -130,7 +134,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
           "--device: under MPI every rank drives the GPU of its node rank (modulo the GPUs it "
           "sees); leave --device out");
   require(!o.direct, "--direct: the direct time-domain product runs in a single process only");
-  const Op op = parse_op(o.op);
+  const btt::Op op = btt::parse_op(o.op);
   const btt::PlanOptions options = plan_options(o);
   const bool cuda = options.backend == btt::Backend::Cuda;
   const bool root = mpi.rank() == 0;
@@ -145,7 +149,8 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
   if (o.grid.empty() || o.grid == "auto") {
     require(!o.weak,
             "--weak needs --grid PRxPC: the local sizes make the global ones only on a known grid");
-    const distributed::GridChoice choice = distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
+    const distributed::GridChoice choice =
+        distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
     grid_shape = choice.grid;
     grid_reason = choice.reason;
   } else {
@@ -154,7 +159,8 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
   if (o.weak) shape = {o.nd * grid_shape.rows, o.nm * grid_shape.cols, o.nt};
   const distributed::Grid grid(grid_shape);
   const distributed::Partition partition(shape, grid_shape);
-  const distributed::IndexRange rows = partition.rows(grid.row()), cols = partition.cols(grid.col());
+  const distributed::IndexRange rows = partition.rows(grid.row()),
+                                cols = partition.cols(grid.col());
 
   progress("creating the plan");
   std::optional<distributed::DistributedPlan> plan;
@@ -257,13 +263,14 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
       const auto bytes = static_cast<std::size_t>(o.probe_bytes);
       const double t = plan->time_collective(kind, axis, bytes, 20);
       const double algbw = gigabytes_per_second(static_cast<double>(bytes), t);
-      probe.push_back({{"collective", std::string(distributed::to_string(kind))},
-                       {"axis", axis_name(axis)},
-                       {"ranks", axis_ranks(axis)},
-                       {"bytes", bytes},
-                       {"ms", t * 1e3},
-                       {"algbw_GBs", algbw},
-                       {"busbw_GBs", distributed::bus_bandwidth_factor(kind, axis_ranks(axis)) * algbw}});
+      probe.push_back(
+          {{"collective", std::string(distributed::to_string(kind))},
+           {"axis", axis_name(axis)},
+           {"ranks", axis_ranks(axis)},
+           {"bytes", bytes},
+           {"ms", t * 1e3},
+           {"algbw_GBs", algbw},
+           {"busbw_GBs", distributed::bus_bandwidth_factor(kind, axis_ranks(axis)) * algbw}});
     }
   }
 
@@ -275,8 +282,8 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
 
   std::vector<int> devices(static_cast<std::size_t>(grid.size()));
   const int device = plan->device();
-  distributed::check_mpi(MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, grid.comm()),
-                  "MPI_Gather");
+  distributed::check_mpi(
+      MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, grid.comm()), "MPI_Gather");
   const double plan_bytes = max_over_ranks(static_cast<double>(plan->memory_bytes()), grid.comm());
   if (!root) return;
 

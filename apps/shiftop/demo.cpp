@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
 #include "core/timer.hpp"
+#include "random_operator.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "shiftop/models/heat2d.hpp"
 #include "shiftop/models/wave2d.hpp"
-#include "random_operator.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -74,7 +74,7 @@ void compare(const DemoOptions& o, const Model& model) {
   const double kernel_seconds = watch.lap();
   say(o, "  p2o kernels by {} adjoint solves: {:.2f} s\n", shape.nd, kernel_seconds);
   btt::Plan plan =
-      btt::Plan::create(kernels, shape, {.precision = o.precision, .threads = o.threads});
+      btt::Plan::create(kernels, shape, {.precision = o.precision, .cpu = {.threads = o.threads}});
   const double plan_seconds = watch.lap();
   say(o, "  shiftop plan (FFT of the kernels, F^ frequency-major): {:.2f} s, {:.1f} MB\n",
       plan_seconds, static_cast<double>(plan.memory_bytes()) / 1e6);
@@ -84,9 +84,9 @@ void compare(const DemoOptions& o, const Model& model) {
   std::vector<double> d_step(d.size()), d_fft(d.size()), m_step(m.size()), m_fft(m.size());
   const int step_reps = std::max(1, o.repetitions / 5);
   const double step_f = time_median(step_reps, [&] { model.apply_forward(m, d_step); });
-  const double fft_f = time_median(o.repetitions, [&] { plan.apply(Op::F, m, d_fft); });
+  const double fft_f = time_median(o.repetitions, [&] { plan.apply(btt::Op::F, m, d_fft); });
   const double step_a = time_median(step_reps, [&] { model.apply_adjoint(d, m_step); });
-  const double fft_a = time_median(o.repetitions, [&] { plan.apply(Op::Fadj, d, m_fft); });
+  const double fft_a = time_median(o.repetitions, [&] { plan.apply(btt::Op::Fadj, d, m_fft); });
   const double err_f = relative_difference(d_fft, d_step);
   const double err_a = relative_difference(m_fft, m_step);
 

@@ -6,25 +6,27 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "shiftop/core/error.hpp"
 #include "core/timer.hpp"
 #include "io/fftmatvec_format.hpp"
-#include "shiftop/io/operator_file.hpp"
-#include "shiftop/io/vector_file.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
+#include "shiftop/btt/plan.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
 
 namespace shiftop::app {
 namespace {
 
 // The space of the input and of the output of `op`.
-io::VectorSpace input_space(Op op) {
-  return (op == Op::F || op == Op::FadjF) ? io::VectorSpace::Parameter : io::VectorSpace::Data;
+io::VectorSpace input_space(btt::Op op) {
+  return (op == btt::Op::F || op == btt::Op::FadjF) ? io::VectorSpace::Parameter
+                                                    : io::VectorSpace::Data;
 }
-io::VectorSpace output_space(Op op) {
-  return (op == Op::F || op == Op::FFadj) ? io::VectorSpace::Data : io::VectorSpace::Parameter;
+io::VectorSpace output_space(btt::Op op) {
+  return (op == btt::Op::F || op == btt::Op::FFadj) ? io::VectorSpace::Data
+                                                    : io::VectorSpace::Parameter;
 }
 
 std::string metadata_value(const Metadata& metadata, std::string_view key) {
@@ -49,7 +51,7 @@ io::OperatorData read_operator(const MatvecOptions& o) {
 }
 
 void run(const MatvecOptions& o) {
-  const Op op = parse_op(o.op);
+  const btt::Op op = btt::parse_op(o.op);
   Stopwatch watch;
   const io::OperatorData a = read_operator(o);
   const Shape& shape = a.shape;
@@ -98,12 +100,12 @@ btt::PlanOptions matvec_plan_options(const MatvecOptions& o, index_t nrhs) {
           o.backend);
   return {.backend = o.backend == "cuda" ? btt::Backend::Cuda : btt::Backend::Cpu,
           .precision = o.precision,
-          .threads = o.threads,
           .max_rhs = std::min<index_t>(nrhs, 16),
-          .fft_planning = btt::FftPlanning::Estimate};
+          .planning = btt::Planning::Estimate,
+          .cpu = {.threads = o.threads}};
 }
 
-void check_input(const io::VectorData& x, const Shape& shape, const Metadata& metadata, Op op,
+void check_input(const io::VectorData& x, const Shape& shape, const Metadata& metadata, btt::Op op,
                  const MatvecOptions& o) {
   const io::VectorSpace expected = input_space(op);
   require(x.space == io::VectorSpace::Unknown || x.space == expected,
@@ -140,7 +142,7 @@ io::VectorFormat output_format(const MatvecOptions& o) {
 }
 
 io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const Metadata& metadata,
-                             Op op) {
+                             btt::Op op) {
   io::VectorData y{.nrhs = x.nrhs,
                    .blocks = output_blocks(op, shape),
                    .nt = shape.nt,

@@ -29,14 +29,14 @@ btt::PlanOptions matvec_plan_options(const MatvecOptions& o, index_t nrhs);
 /// FFTMatvec's own checks of an input vector against the operator of `shape` and `metadata`
 /// (io/fftmatvec_format.hpp): the space, the qoi mark of a parameter-to-QoI map's data, and the
 /// checksum.
-void check_input(const io::VectorData& x, const Shape& shape, const Metadata& metadata, Op op,
+void check_input(const io::VectorData& x, const Shape& shape, const Metadata& metadata, btt::Op op,
                  const MatvecOptions& o);
 
 io::VectorFormat output_format(const MatvecOptions& o);
 
 /// The output of op for input x, with no values yet: its shape, space and FFTMatvec marks.
 io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const Metadata& metadata,
-                             Op op);
+                             btt::Op op);
 
 /// The run on a process grid (MPI_Init to MPI_Finalize inside).
 void run_distributed_matvec(const MatvecOptions& o);

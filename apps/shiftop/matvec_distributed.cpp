@@ -1,6 +1,6 @@
 // `shiftop matvec` on a process grid, under mpiexec (or with --grid): every rank reads only its
-// slice of the operator (distributed::read_distributed_plan) and its blocks of the input vectors, the
-// distributed plan applies op, and rank 0 gathers the output blocks and writes the output file.
+// slice of the operator (distributed::read_distributed_plan) and its blocks of the input vectors,
+// the distributed plan applies op, and rank 0 gathers the output blocks and writes the output file.
 // The input file is read whole by every rank: vectors are small next to the operator.
 #include <fmt/core.h>
 
@@ -10,24 +10,24 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "shiftop/core/error.hpp"
 #include "core/timer.hpp"
 #include "distributed/collective_check.hpp"
-#include "shiftop/distributed/distributed_plan.hpp"
-#include "shiftop/distributed/grid_choice.hpp"
 #include "distributed/mpi_check.hpp"
-#include "shiftop/distributed/read_distributed_plan.hpp"
-#include "shiftop/io/operator_file.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/grid_choice.hpp"
+#include "shiftop/distributed/read_distributed_plan.hpp"
+#include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::app {
 namespace {
 
 /// The blocks `range` of this rank's output `local` ([rhs][range][t]) from every rank, placed
 /// into y on rank 0 (collective over the grid).
-void gather_output(const distributed::Grid& grid, distributed::IndexRange range, const std::vector<double>& local,
-                   io::VectorData& y) {
+void gather_output(const distributed::Grid& grid, distributed::IndexRange range,
+                   const std::vector<double>& local, io::VectorData& y) {
   require(local.size() <= static_cast<std::size_t>(INT_MAX),
           "the output blocks of one rank hold {} values, more than one MPI message carries ({})",
           local.size(), INT_MAX);
@@ -38,7 +38,7 @@ void gather_output(const distributed::Grid& grid, distributed::IndexRange range,
   std::vector<int> counts(root ? ranks : 0), offsets(root ? ranks : 0);
   std::vector<std::int64_t> ranges(root ? 2 * ranks : 0);
   distributed::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, grid.comm()),
-                  "MPI_Gather");
+                         "MPI_Gather");
   distributed::check_mpi(
       MPI_Gather(mine.data(), 2, MPI_INT64_T, ranges.data(), 2, MPI_INT64_T, 0, grid.comm()),
       "MPI_Gather");
@@ -54,8 +54,8 @@ void gather_output(const distributed::Grid& grid, distributed::IndexRange range,
     pieces.resize(total);
   }
   distributed::check_mpi(MPI_Gatherv(local.data(), count, MPI_DOUBLE, pieces.data(), counts.data(),
-                              offsets.data(), MPI_DOUBLE, 0, grid.comm()),
-                  "MPI_Gatherv");
+                                     offsets.data(), MPI_DOUBLE, 0, grid.comm()),
+                         "MPI_Gatherv");
   if (!root) return;
   const index_t nt = y.nt;
   for (std::size_t r = 0; r < ranks; ++r) {
@@ -71,7 +71,7 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
   require(o.row_path.empty(),
           "--row: under MPI the operator file must hold the whole operator (a shiftop .h5 file "
           "keeps the first block row of a general operator); convert it first");
-  const Op op = parse_op(o.op);
+  const btt::Op op = btt::parse_op(o.op);
   Stopwatch watch;
   // What every rank needs to know first: the operator's shape and metadata (from its first
   // kernel alone) and the input vectors.
@@ -92,7 +92,8 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
   distributed::GridShape grid_shape;
   std::string grid_reason = "--grid";
   if (o.grid.empty() || o.grid == "auto") {
-    const distributed::GridChoice choice = distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
+    const distributed::GridChoice choice =
+        distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
     grid_shape = choice.grid;
     grid_reason = choice.reason;
   } else {

@@ -7,8 +7,8 @@
 #include <numbers>
 #include <random>
 
-#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
@@ -47,9 +47,9 @@ std::vector<double> smooth_parameter(const std::vector<index_t>& sources, index_
 std::vector<double> noisy_data(const io::OperatorData& op, const std::vector<double>& m,
                                double relative, std::uint64_t seed) {
   btt::Plan plan = btt::Plan::create(op.first_column, op.shape,
-                                     {.max_rhs = 1, .fft_planning = btt::FftPlanning::Estimate});
+                                     {.max_rhs = 1, .planning = btt::Planning::Estimate});
   std::vector<double> d(static_cast<std::size_t>(op.shape.nd * op.shape.nt));
-  plan.apply(Op::F, m, d);
+  plan.apply(btt::Op::F, m, d);
   double sum = 0;
   for (const double v : d)
     sum += v * v;

@@ -17,7 +17,7 @@ struct Runner::DeviceBuffers {
 struct Runner::DeviceBuffers {};
 #endif
 
-Runner::Runner(btt::Plan& plan, Op op, const std::vector<double>& x, std::vector<double>& y,
+Runner::Runner(btt::Plan& plan, btt::Op op, const std::vector<double>& x, std::vector<double>& y,
                index_t nrhs, bool cuda, int device)
     : plan_(plan), op_(op), x_(x), y_(y), nrhs_(nrhs), device_(device) {
   if (!cuda) return;

@@ -14,8 +14,8 @@ class Runner {
  public:
   /// Keeps references to plan, x and y. On the GPU, x is uploaded once and the device output is
   /// poisoned with NaN so that unwritten elements show in result().
-  Runner(btt::Plan& plan, Op op, const std::vector<double>& x, std::vector<double>& y, index_t nrhs,
-         bool cuda, int device);
+  Runner(btt::Plan& plan, btt::Op op, const std::vector<double>& x, std::vector<double>& y,
+         index_t nrhs, bool cuda, int device);
   ~Runner();
   void apply();
   /// The output of the last apply, in host memory (y).
@@ -24,7 +24,7 @@ class Runner {
  private:
   struct DeviceBuffers;
   btt::Plan& plan_;
-  Op op_;
+  btt::Op op_;
   const std::vector<double>& x_;
   std::vector<double>& y_;
   index_t nrhs_;

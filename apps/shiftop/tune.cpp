@@ -13,15 +13,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "shiftop/btt/plan.hpp"
 #include "commands.hpp"
-#include "shiftop/core/error.hpp"
 #include "core/timer.hpp"
 #include "io/atomic_output.hpp"
-#include "shiftop/io/operator_file.hpp"
 #include "pareto_plot.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
+#include "shiftop/btt/plan.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -76,9 +76,9 @@ void run(const TuneOptions& o) {
   }
   const Shape s = a.shape;
   const btt::PlanOptions options{.backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
-                                 .threads = o.threads,
                                  .max_rhs = 1,
-                                 .device = o.device};
+                                 .cpu = {.threads = o.threads},
+                                 .gpu = {.device = o.device}};
   fmt::print(stderr, "[tune] creating the plan for {} on {}\n", s.str(), o.backend);
   btt::Plan plan = a.triangular
                        ? btt::Plan::create(a.first_column, s, options)
@@ -92,9 +92,9 @@ void run(const TuneOptions& o) {
   out["repetitions"] = o.repetitions;
   std::vector<TunePanel> panels;
   const auto configs = PrecisionConfig::all();
-  for (Op op : {Op::F, Op::Fadj}) {
+  for (btt::Op op : {btt::Op::F, btt::Op::Fadj}) {
     const std::vector<double> x =
-        unrepresentable_in_fp32(input_blocks(op, s) * s.nt, op == Op::F ? 2 : 3);
+        unrepresentable_in_fp32(input_blocks(op, s) * s.nt, op == btt::Op::F ? 2 : 3);
     std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
     Runner runner(plan, op, x, y, 1, cuda, o.device);
     std::vector<double> exact;
@@ -116,8 +116,8 @@ void run(const TuneOptions& o) {
         runner.apply();
         times.push_back(watch.lap());
       }
-      const TunePoint point{config.str(), cuda ? plan.gemv_kernel(op) : "", median(times) * 1e3,
-                            ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff)};
+      const TunePoint point{config.str(), cuda ? plan.choices().of(op).gemv_name() : "",
+                            median(times) * 1e3, ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff)};
       require(std::isfinite(point.relative_error),
               "tune: {} in {} gave a non-finite result (overflow in FP32?)", to_string(op),
               point.label());
@@ -132,9 +132,9 @@ void run(const TuneOptions& o) {
       panel.points.push_back(measure(configs[k]));
       if (cuda && configs[k][Phase::Gemv] == Precision::Single &&
           panel.points.back().kernel == "cublas") {
-        plan.set_gemv_kernel(btt::GemvKernel::Fused);
+        plan.set_gemv(btt::GemvImplementation::Fused);
         panel.points.push_back(measure(configs[k]));
-        plan.set_gemv_kernel(btt::GemvKernel::Auto);
+        plan.set_gemv(btt::GemvImplementation::Auto);
       }
     }
     mark_front(panel.points);

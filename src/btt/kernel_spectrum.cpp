@@ -10,7 +10,7 @@ namespace shiftop::btt {
 void compute_kernel_spectrum(std::span<const double> first_column,
                              std::span<const double> first_row, const Shape& shape,
                              cpu::PlanarSpectrum<double> spectrum, int threads) {
-  const index_t nt = shape.nt, L = shape.padded_length(), nfreq = shape.frequencies();
+  const index_t nt = shape.nt, L = padded_length(shape), nfreq = frequencies(shape);
   const index_t stride = static_cast<index_t>(round_up(static_cast<std::size_t>(nfreq), 8));
   const double scale = 1.0 / static_cast<double>(L);
   AlignedBuffer<double> series(static_cast<std::size_t>(shape.nm * 2 * stride));

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "backend/cpu/planar.hpp"
-#include "shiftop/core/shape.hpp"
+#include "shiftop/btt/op.hpp"
 
 namespace shiftop::btt {
 

@@ -1,9 +1,10 @@
 #include "shiftop/btt/plan.hpp"
 
+#include <array>
 #include <numeric>
 
-#include "btt/cpu_engine.hpp"
-#include "btt/cuda_engine.hpp"
+#include "btt/engines.hpp"
+#include "btt/passes.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {
@@ -16,16 +17,15 @@ void check_kernel_size(std::span<const double> kernels, const Shape& shape, cons
 }
 
 void check_options(const PlanOptions& options, const Shape& shape) {
-  require(options.threads >= 0, "invalid thread count {}: expected 0 (all) or a positive number",
-          options.threads);
+  require(options.cpu.threads >= 0,
+          "invalid thread count {}: expected 0 (all) or a positive number", options.cpu.threads);
   require(options.max_rhs >= 1, "invalid max_rhs {}: expected at least 1", options.max_rhs);
-  require(options.fft_length == 0 || options.backend == Backend::Cuda,
-          "fft_length {}: the FFT length is a CUDA backend option (the CPU uses 2*Nt)",
-          options.fft_length);
-  require(options.fft_length == 0 ||
-              (options.fft_length % 2 == 0 && options.fft_length >= shape.padded_length()),
+  const index_t length = options.gpu.fft_length;
+  require(length == 0 || options.backend == Backend::Cuda,
+          "fft_length {}: the FFT length is a CUDA backend option (the CPU uses 2*Nt)", length);
+  require(length == 0 || (length % 2 == 0 && length >= padded_length(shape)),
           "invalid fft_length {}: expected 0 (choose) or an even length of at least 2*Nt = {}",
-          options.fft_length, shape.padded_length());
+          length, padded_length(shape));
 }
 
 std::unique_ptr<Engine> make_engine(std::span<const double> first_column,
@@ -33,7 +33,7 @@ std::unique_ptr<Engine> make_engine(std::span<const double> first_column,
                                     const PlanOptions& options, const PrecisionConfig& precision) {
   if (options.backend == Backend::Cuda)
     return make_cuda_engine(first_column, first_row, shape, options, precision);
-  return std::make_unique<CpuEngine>(first_column, first_row, shape, options, precision);
+  return make_cpu_engine(first_column, first_row, shape, options, precision);
 }
 
 bool overlaps(const double* a, std::size_t na, const double* b, std::size_t nb) {
@@ -44,6 +44,25 @@ bool overlaps(const double* a, std::size_t na, const double* b, std::size_t nb) 
 
 double PhaseTimes::total() const {
   return std::accumulate(seconds.begin(), seconds.end(), 0.0);
+}
+
+std::string_view to_string(Transforms transforms) {
+  constexpr std::array<std::string_view, 3> names = {"fftw", "cufft", "fused"};
+  return names[static_cast<std::size_t>(transforms)];
+}
+
+std::string_view to_string(Gemv gemv) {
+  constexpr std::array<std::string_view, 3> names = {"cpu", "fused", "cublas"};
+  return names[static_cast<std::size_t>(gemv)];
+}
+
+std::string PassChoice::gemv_name() const {
+  std::string name(to_string(gemv));
+  return gemv_tuning.empty() ? name : name + " " + gemv_tuning;
+}
+
+const PassChoice& PlanChoices::of(Op op) const {
+  return passes[passes_of(op).first_adjoint ? 1 : 0];
 }
 
 Plan::Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine)
@@ -78,6 +97,10 @@ Plan Plan::create_general(std::span<const double> first_column, std::span<const 
 
 void Engine::apply_device(Op, const double*, double*, index_t, void*) {
   fail("apply_device needs a plan with Backend::Cuda; this plan runs on the CPU");
+}
+
+void Engine::set_gemv(GemvImplementation) {
+  fail("set_gemv chooses between the GPU's phase-3 implementations; this plan runs on the CPU");
 }
 
 void Plan::apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/context.cuh"
 #include "distributed/device_space.hpp"
 
 namespace shiftop::distributed {
@@ -31,38 +32,12 @@ void cast(const From* from, To* to, index_t count, cudaStream_t stream) {
 
 class CudaSpace final : public DeviceSpace {
  public:
-  explicit CudaSpace(int device) : device_(device) {
-    const int visible = cuda_device_count();
-    if (device < 0 || device >= visible)
-      throw Error("CUDA device " + std::to_string(device) + " is not available (" +
-                  std::to_string(visible) + " visible); use the CPU backend");
-    activate();
-    try {
-      SHIFTOP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      SHIFTOP_CUDA_CHECK(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming));
-      SHIFTOP_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-    } catch (...) {
-      release();
-      throw;
-    }
-  }
-  ~CudaSpace() override { release(); }
-  CudaSpace(const CudaSpace&) = delete;
-  CudaSpace& operator=(const CudaSpace&) = delete;
+  explicit CudaSpace(std::shared_ptr<gpu::Context> context)
+      : context_(std::move(context)),
+        device_(context_->device()),
+        stream_(cuda::stream_of(*context_)) {}
 
-  int device() const override { return device_; }
-  void* stream() const override { return stream_; }
-
-  void wait_for(void* user) override {
-    activate();
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(joined_, static_cast<cudaStream_t>(user)));
-    SHIFTOP_CUDA_CHECK(cudaStreamWaitEvent(stream_, joined_));
-  }
-  void signal(void* user) override {
-    activate();
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(done_, stream_));
-    SHIFTOP_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(user), done_));
-  }
+  const std::shared_ptr<gpu::Context>& context() const override { return context_; }
   void copy_to_device(double* device, const double* host, std::size_t count) override {
     copy(device, host, count, cudaMemcpyHostToDevice);
   }
@@ -84,13 +59,10 @@ class CudaSpace final : public DeviceSpace {
     SHIFTOP_CUDA_CHECK(
         cudaMemsetAsync(values, 0, static_cast<std::size_t>(count) * sizeof(double), stream_));
   }
-  void apply(btt::Plan& plan, Op op, const double* x, double* y, index_t nrhs) override {
+  void apply(btt::Plan& plan, btt::Op op, const double* x, double* y, index_t nrhs) override {
     plan.apply_device(op, x, y, nrhs, stream_);
   }
-  void synchronize() override {
-    activate();
-    SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
+  void synchronize() override { context_->synchronize(); }
 
  protected:
   std::shared_ptr<void> allocate_bytes(std::size_t bytes) override {
@@ -114,36 +86,21 @@ class CudaSpace final : public DeviceSpace {
   }
 
  private:
-  void activate() const { SHIFTOP_CUDA_CHECK(cudaSetDevice(device_)); }
+  void activate() const { context_->activate(); }
   void copy(double* to, const double* from, std::size_t count, cudaMemcpyKind kind) {
     if (count == 0) return;
     activate();
     SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(double), kind, stream_));
   }
-  void release() noexcept {
-    if (done_ != nullptr) cudaEventDestroy(done_);
-    if (joined_ != nullptr) cudaEventDestroy(joined_);
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
-
+  std::shared_ptr<gpu::Context> context_;
   int device_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t joined_ = nullptr, done_ = nullptr;
+  cudaStream_t stream_;
 };
 
 }  // namespace
 
-int cuda_device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();  // no driver or no device: a normal situation on a CPU machine
-    return 0;
-  }
-  return count;
-}
-
-std::unique_ptr<DeviceSpace> make_device_space(int device) {
-  return std::make_unique<CudaSpace>(device);
+std::unique_ptr<DeviceSpace> make_device_space(std::shared_ptr<gpu::Context> context) {
+  return std::make_unique<CudaSpace>(std::move(context));
 }
 
 }  // namespace shiftop::distributed

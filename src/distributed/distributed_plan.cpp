@@ -4,12 +4,15 @@
 #include <array>
 #include <cstdint>
 
-#include "shiftop/core/error.hpp"
+#include "btt/passes.hpp"
 #include "core/timer.hpp"
 #include "distributed/collective_check.hpp"
 #include "distributed/device_space.hpp"
 #include "distributed/mpi_check.hpp"
 #include "distributed/mpi_collectives.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/gpu/context.hpp"
+#include "shiftop/gpu/devices.hpp"
 #ifdef SHIFTOP_HAVE_NCCL
 #include "distributed/nccl_collectives.hpp"
 #endif
@@ -17,32 +20,25 @@
 namespace shiftop::distributed {
 namespace {
 
-/// How one operation travels through the grid: where its input is broadcast, whether its first
-/// local product is F*, and, for F*F / FF*, where the middle vector is all-reduced.
+/// How one operation travels through the grid: its passes (btt/passes.hpp), the axis its input
+/// is broadcast along, for F*F / FF* the axis the middle vector is all-reduced along, and the
+/// axis its output is reduced along.
 struct Route {
+  btt::Passes passes;
   Axis broadcast;
-  bool first_adjoint;
-  bool chained;
   Axis middle;  // read only when chained
   Axis reduce;
 };
 
-Route route_of(Op op) {
-  switch (op) {
-    case Op::F:
-      return {Axis::Column, false, false, Axis::Row, Axis::Row};
-    case Op::Fadj:
-      return {Axis::Row, true, false, Axis::Column, Axis::Column};
-    case Op::FadjF:
-      return {Axis::Column, false, true, Axis::Row, Axis::Column};
-    case Op::FFadj:
-      return {Axis::Row, true, true, Axis::Column, Axis::Row};
-  }
-  fail("unknown operation");
-}
-
-bool final_adjoint(const Route& route) {
-  return route.chained ? !route.first_adjoint : route.first_adjoint;
+Route route_of(btt::Op op) {
+  const btt::Passes passes = btt::passes_of(op);
+  // Local F sums over the parameter blocks of a rank's columns: its output (data blocks) is
+  // reduced across the grid row and its input broadcast down the grid column; F* the mirror.
+  const auto reduced_along = [](bool adjoint) { return adjoint ? Axis::Column : Axis::Row; };
+  return {.passes = passes,
+          .broadcast = reduced_along(!passes.first_adjoint),
+          .middle = reduced_along(passes.first_adjoint),
+          .reduce = reduced_along(passes.last_adjoint())};
 }
 
 std::size_t value_bytes(Precision p) {
@@ -56,12 +52,12 @@ bool overlaps(const double* a, index_t a_count, const double* b, index_t b_count
 /// The GPU of this rank: the node's ranks take the node's GPUs in turn.
 std::unique_ptr<DeviceSpace> make_gpu_space(const Grid& grid) {
 #ifdef SHIFTOP_HAVE_NCCL
-  const int devices = cuda_device_count();
+  const int devices = gpu::device_count();
   require(devices > 0,
           "grid rank ({}, {}) sees no CUDA device: the distributed plan with Backend::Cuda runs "
           "one rank per GPU",
           grid.row(), grid.col());
-  return make_device_space(grid.node_rank() % devices);
+  return make_device_space(gpu::Context::create(grid.node_rank() % devices));
 #else
   (void)grid;
   fail(
@@ -74,7 +70,8 @@ std::unique_ptr<DeviceSpace> make_gpu_space(const Grid& grid) {
 std::unique_ptr<Collectives> make_collectives(const Grid& grid, DeviceSpace* device) {
 #ifdef SHIFTOP_HAVE_NCCL
   if (device != nullptr)
-    return std::make_unique<NcclCollectives>(grid, device->device(), device->stream());
+    return std::make_unique<NcclCollectives>(grid, device->context()->device(),
+                                             device->context()->stream());
 #else
   (void)device;  // always null: make_gpu_space makes none without NCCL
 #endif
@@ -121,9 +118,9 @@ CommunicationPrecision communication_precision(const PrecisionConfig& precision)
           .reduce = precision[Phase::Unpad]};
 }
 
-CollectiveAxes collective_axes(Op op) {
+CollectiveAxes collective_axes(btt::Op op) {
   const Route route = route_of(op);
-  return {route.broadcast, route.chained ? std::optional(route.middle) : std::nullopt,
+  return {route.broadcast, route.passes.chained ? std::optional(route.middle) : std::nullopt,
           route.reduce};
 }
 
@@ -159,13 +156,13 @@ DistributedPlan::DistributedPlan(const Grid& grid, const Shape& shape, bool tria
     if (options.backend == btt::Backend::Cuda) {
       std::unique_ptr<DeviceSpace> device = make_gpu_space(grid);
       device_ = device.get();
-      local_options.device = device->device();
+      local_options.gpu.context = device->context();
       space_ = std::move(device);
     } else {
       space_ = make_host_space();
     }
   });
-  time_collectives_ = device_ == nullptr || options.profile;
+  time_collectives_ = device_ == nullptr || options.gpu.profile;
   run_collectively(grid.comm(), [&] { collectives_ = make_collectives(grid, device_); });
   run_collectively(grid.comm(), [&] {
     const Shape local = partition_.local_shape(grid.row(), grid.col());
@@ -215,16 +212,17 @@ index_t DistributedPlan::local_blocks(bool adjoint, bool input) const {
   return data_side ? partition_.rows(grid_->row()).size() : partition_.cols(grid_->col()).size();
 }
 
-IndexRange DistributedPlan::local_input_blocks(Op op) const {
+IndexRange DistributedPlan::local_input_blocks(btt::Op op) const {
   const Route route = route_of(op);
   if (!is_root(route.broadcast)) return {};
-  return route.first_adjoint ? partition_.rows(grid_->row()) : partition_.cols(grid_->col());
+  return route.passes.first_adjoint ? partition_.rows(grid_->row()) : partition_.cols(grid_->col());
 }
 
-IndexRange DistributedPlan::local_output_blocks(Op op) const {
+IndexRange DistributedPlan::local_output_blocks(btt::Op op) const {
   const Route route = route_of(op);
   if (!is_root(route.reduce)) return {};
-  return final_adjoint(route) ? partition_.cols(grid_->col()) : partition_.rows(grid_->row());
+  return route.passes.last_adjoint() ? partition_.cols(grid_->col())
+                                     : partition_.rows(grid_->row());
 }
 
 void DistributedPlan::allocate_fp32_buffer() {
@@ -253,18 +251,19 @@ CommunicationPrecision DistributedPlan::communication_precision() const {
 }
 
 int DistributedPlan::device() const {
-  return device_ != nullptr ? device_->device() : -1;
+  return device_ != nullptr ? device_->context()->device() : -1;
 }
 
-index_t DistributedPlan::input_count(Op op, index_t nrhs) const {
+index_t DistributedPlan::input_count(btt::Op op, index_t nrhs) const {
   return nrhs * local_input_blocks(op).size() * shape().nt;
 }
 
-index_t DistributedPlan::output_count(Op op, index_t nrhs) const {
+index_t DistributedPlan::output_count(btt::Op op, index_t nrhs) const {
   return nrhs * local_output_blocks(op).size() * shape().nt;
 }
 
-void DistributedPlan::apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs) {
+void DistributedPlan::apply(btt::Op op, std::span<const double> x, std::span<double> y,
+                            index_t nrhs) {
   require(nrhs >= 1, "invalid number of right-hand sides {}: expected at least 1", nrhs);
   const Route route = route_of(op);
   const auto holder = [&](Axis axis, bool data) -> std::string {
@@ -275,11 +274,11 @@ void DistributedPlan::apply(Op op, std::span<const double> x, std::span<double> 
   require(static_cast<index_t>(x.size()) == input_count(op, nrhs),
           "input of {} on grid rank ({}, {}) has {} values, expected {} ({})", to_string(op),
           grid_->row(), grid_->col(), x.size(), input_count(op, nrhs),
-          holder(route.broadcast, route.first_adjoint));
+          holder(route.broadcast, route.passes.first_adjoint));
   require(static_cast<index_t>(y.size()) == output_count(op, nrhs),
           "output of {} on grid rank ({}, {}) has {} values, expected {} ({})", to_string(op),
           grid_->row(), grid_->col(), y.size(), output_count(op, nrhs),
-          holder(route.reduce, !final_adjoint(route)));
+          holder(route.reduce, !route.passes.last_adjoint()));
   require(
       !overlaps(x.data(), static_cast<index_t>(x.size()), y.data(), static_cast<index_t>(y.size())),
       "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
@@ -298,7 +297,8 @@ void DistributedPlan::apply(Op op, std::span<const double> x, std::span<double> 
   device_->synchronize();
 }
 
-void DistributedPlan::apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream) {
+void DistributedPlan::apply_device(btt::Op op, const double* x, double* y, index_t nrhs,
+                                   void* stream) {
   require(device_ != nullptr,
           "apply_device needs a distributed plan with Backend::Cuda; this one runs on the CPU");
   require(nrhs >= 1, "invalid number of right-hand sides {}: expected at least 1", nrhs);
@@ -309,35 +309,31 @@ void DistributedPlan::apply_device(Op op, const double* x, double* y, index_t nr
           to_string(op), grid_->row(), grid_->col(), in, out);
   require(!overlaps(x, in, y, out),
           "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
-  device_->wait_for(stream);
+  device_->context()->wait_for(stream);
   run(op, x, y, nrhs);
-  device_->signal(stream);
+  device_->context()->signal(stream);
 }
 
-void DistributedPlan::run(Op op, const double* x, double* y, index_t nrhs) {
+void DistributedPlan::run(btt::Op op, const double* x, double* y, index_t nrhs) {
   const Route route = route_of(op);
   const index_t nt = shape().nt;
   const index_t in_blocks = local_input_blocks(op).size();
   const index_t out_blocks = local_output_blocks(op).size();
   times_ = {};
-  const index_t first_in = local_blocks(route.first_adjoint, true);
-  const index_t middle = local_blocks(route.first_adjoint, false);
-  const index_t last_out = local_blocks(final_adjoint(route), false);
-  for (index_t r0 = 0; r0 < nrhs; r0 += max_rhs_) {
-    const index_t g = std::min(max_rhs_, nrhs - r0);
+  const index_t first_in = local_blocks(route.passes.first_adjoint, true);
+  const index_t middle = local_blocks(route.passes.first_adjoint, false);
+  const index_t last_out = local_blocks(route.passes.last_adjoint(), false);
+  btt::for_each_group(nrhs, max_rhs_, [&](index_t r0, index_t g) {
     const double* x_group = in_blocks == 0 ? nullptr : x + r0 * in_blocks * nt;
     double* y_group = out_blocks == 0 ? nullptr : y + r0 * out_blocks * nt;
     const double* input = receive_input(route.broadcast, x_group, g * first_in * nt);
     double* local = is_root(route.reduce) ? y_group : output_.data();
-    if (route.chained) {
-      apply_local(route.first_adjoint, input, middle_.data(), g);
-      allreduce_middle(route.middle, g * middle * nt);
-      apply_local(!route.first_adjoint, middle_.data(), local, g);
-    } else {
-      apply_local(route.first_adjoint, input, local, g);
-    }
+    btt::run_passes(
+        op, input, middle_.data(), local,
+        [&](bool adjoint, const double* in, double* out) { apply_local(adjoint, in, out, g); },
+        [&] { allreduce_middle(route.middle, g * middle * nt); });
     reduce_output(route.reduce, local, y_group, g * last_out * nt);
-  }
+  });
 }
 
 template <typename Work>
@@ -377,7 +373,7 @@ void DistributedPlan::apply_local(bool adjoint, const double* x, double* y, inde
     space_->fill_zero(y, nrhs * local_blocks(adjoint, false) * shape().nt);
     return;
   }
-  space_->apply(*local_, adjoint ? Op::Fadj : Op::F, x, y, nrhs);
+  space_->apply(*local_, adjoint ? btt::Op::Fadj : btt::Op::F, x, y, nrhs);
   const btt::PhaseTimes t = local_->last_phase_times();
   for (std::size_t p = 0; p < t.seconds.size(); ++p)
     times_.local.seconds[p] += t.seconds[p];

@@ -20,7 +20,7 @@ class HostSpace final : public MemorySpace {
   void convert(const double* from, float* to, index_t count) override { cast(from, to, count); }
   void convert(const float* from, double* to, index_t count) override { cast(from, to, count); }
   void fill_zero(double* values, index_t count) override { std::fill(values, values + count, 0.0); }
-  void apply(btt::Plan& plan, Op op, const double* x, double* y, index_t nrhs) override {
+  void apply(btt::Plan& plan, btt::Op op, const double* x, double* y, index_t nrhs) override {
     const Shape& s = plan.shape();
     plan.apply(op, std::span(x, static_cast<std::size_t>(nrhs * input_blocks(op, s) * s.nt)),
                std::span(y, static_cast<std::size_t>(nrhs * output_blocks(op, s) * s.nt)), nrhs);

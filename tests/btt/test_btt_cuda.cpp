@@ -13,6 +13,7 @@
 
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error_type.hpp"
+#include "shiftop/gpu/devices.hpp"
 #include "support/dense_reference.hpp"
 #include "support/precision_bound.hpp"
 
@@ -21,17 +22,12 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
 struct Case {
   Shape shape;
   bool triangular;
-  GemvKernel gemv;
-  index_t fft_length = 0;  // 0: 2*Nt (the next power of two for FftKernel::Fused)
-  FftKernel fft = FftKernel::Auto;
+  GemvImplementation gemv;
+  index_t fft_length = 0;  // 0: 2*Nt (the next power of two for FftImplementation::Fused)
+  FftImplementation fft = FftImplementation::Auto;
 };
 
 index_t power_of_two_at_least(index_t n) {
@@ -46,10 +42,11 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const char* fft[] = {"", "_fusedfft", "_cufft"};
   return fmt::format("nd{}_nm{}_nt{}_{}_{}_L{}{}", c.shape.nd, c.shape.nm, c.shape.nt,
                      c.triangular ? "triangular" : "general",
-                     c.gemv == GemvKernel::Fused ? "fused" : "cublas",
-                     c.fft_length != 0           ? c.fft_length
-                     : c.fft == FftKernel::Fused ? power_of_two_at_least(c.shape.padded_length())
-                                                 : c.shape.padded_length(),
+                     c.gemv == GemvImplementation::Fused ? "fused" : "cublas",
+                     c.fft_length != 0 ? c.fft_length
+                     : c.fft == FftImplementation::Fused
+                         ? power_of_two_at_least(padded_length(c.shape))
+                         : padded_length(c.shape),
                      fft[static_cast<int>(c.fft)]);
 }
 
@@ -86,25 +83,23 @@ double mixed_bound(const PrecisionConfig& p, Op op, const Shape& s, double kappa
 class CudaAgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const auto [s, triangular, gemv, fft_length, fft] = GetParam();
   const Operator a = random_operator(s, 11);
-  Plan cpu = a.make(s, triangular, {.fft_planning = FftPlanning::Estimate});
+  Plan cpu = a.make(s, triangular, {.planning = Planning::Estimate});
   Plan gpu = a.make(s, triangular,
                     {.backend = Backend::Cuda,
-                     .fft_planning = FftPlanning::Estimate,
-                     .gemv = gemv,
-                     .fft = fft,
-                     .fft_length = fft_length});
-  const index_t length = fft_length != 0           ? fft_length
-                         : fft == FftKernel::Fused ? power_of_two_at_least(s.padded_length())
-                                                   : s.padded_length();
-  ASSERT_EQ(gpu.fft_length(), length);
+                     .planning = Planning::Estimate,
+                     .gpu = {.gemv = gemv, .fft = fft, .fft_length = fft_length}});
+  const index_t length = fft_length != 0                   ? fft_length
+                         : fft == FftImplementation::Fused ? power_of_two_at_least(padded_length(s))
+                                                           : padded_length(s);
+  ASSERT_EQ(gpu.choices().fft_length, length);
   // Estimate plans take our transforms wherever they apply (powers of two from 16 to 8192).
-  const bool fused = fft != FftKernel::Cufft && length >= 16 && length <= 8192 &&
+  const bool fused = fft != FftImplementation::Cufft && length >= 16 && length <= 8192 &&
                      length == power_of_two_at_least(length);
   for (Op op : kAllOps)
-    ASSERT_EQ(gpu.fft_kernel(op), fused ? "fused" : "cufft");
+    ASSERT_EQ(to_string(gpu.choices().of(op).transforms), fused ? "fused" : "cufft");
   const double kappa =
       testing::spectrum_condition_number(a.col, triangular ? std::span<const double>{} : a.row, s);
   for (Op op : kAllOps) {
@@ -132,30 +127,37 @@ TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CudaAgainstCpu,
     ::testing::Values(
-        Case{{1, 1, 1}, true, GemvKernel::Fused}, Case{{1, 1, 1}, false, GemvKernel::Cublas},
-        Case{{2, 3, 5}, true, GemvKernel::Fused}, Case{{2, 3, 5}, false, GemvKernel::Cublas},
-        Case{{2, 3, 5}, false, GemvKernel::Fused, 16}, Case{{7, 33, 16}, false, GemvKernel::Fused},
-        Case{{7, 33, 16}, true, GemvKernel::Fused, 48}, Case{{7, 33, 16}, true, GemvKernel::Cublas},
-        Case{{5, 1031, 9}, true, GemvKernel::Fused}, Case{{5, 1031, 9}, false, GemvKernel::Cublas},
-        Case{{5, 1031, 9}, false, GemvKernel::Cublas, 32},
-        Case{{37, 300, 12}, false, GemvKernel::Fused},
-        Case{{37, 300, 12}, true, GemvKernel::Cublas}, Case{{300, 40, 7}, true, GemvKernel::Fused},
-        Case{{300, 40, 7}, false, GemvKernel::Cublas},
+        Case{{1, 1, 1}, true, GemvImplementation::Fused},
+        Case{{1, 1, 1}, false, GemvImplementation::Cublas},
+        Case{{2, 3, 5}, true, GemvImplementation::Fused},
+        Case{{2, 3, 5}, false, GemvImplementation::Cublas},
+        Case{{2, 3, 5}, false, GemvImplementation::Fused, 16},
+        Case{{7, 33, 16}, false, GemvImplementation::Fused},
+        Case{{7, 33, 16}, true, GemvImplementation::Fused, 48},
+        Case{{7, 33, 16}, true, GemvImplementation::Cublas},
+        Case{{5, 1031, 9}, true, GemvImplementation::Fused},
+        Case{{5, 1031, 9}, false, GemvImplementation::Cublas},
+        Case{{5, 1031, 9}, false, GemvImplementation::Cublas, 32},
+        Case{{37, 300, 12}, false, GemvImplementation::Fused},
+        Case{{37, 300, 12}, true, GemvImplementation::Cublas},
+        Case{{300, 40, 7}, true, GemvImplementation::Fused},
+        Case{{300, 40, 7}, false, GemvImplementation::Cublas},
         // The transforms forced either way, at lengths where Auto takes the other.
-        Case{{7, 33, 16}, false, GemvKernel::Fused, 0, FftKernel::Cufft},
-        Case{{2, 3, 5}, true, GemvKernel::Cublas, 64, FftKernel::Fused},
-        Case{{5, 1031, 9}, true, GemvKernel::Fused, 0, FftKernel::Fused},
-        Case{{300, 40, 7}, false, GemvKernel::Fused, 0, FftKernel::Fused}),
+        Case{{7, 33, 16}, false, GemvImplementation::Fused, 0, FftImplementation::Cufft},
+        Case{{2, 3, 5}, true, GemvImplementation::Cublas, 64, FftImplementation::Fused},
+        Case{{5, 1031, 9}, true, GemvImplementation::Fused, 0, FftImplementation::Fused},
+        Case{{300, 40, 7}, false, GemvImplementation::Fused, 0, FftImplementation::Fused}),
     case_name);
 
-// Plans built with FftPlanning::Measure time the FFT lengths (2*Nt = 60 or 64 here) and the
+// Plans built with Planning::Measure time the FFT lengths (2*Nt = 60 or 64 here) and the
 // phase-3 kernels and keep the fastest; the result must not depend on the choice.
 TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Shape s{6, 50, 30};
   const Operator a = random_operator(s, 5);
   Plan gpu = a.make(s, false, {.backend = Backend::Cuda});
-  EXPECT_TRUE(gpu.fft_length() == 60 || gpu.fft_length() == 64) << gpu.fft_length();
+  EXPECT_TRUE(gpu.choices().fft_length == 60 || gpu.choices().fft_length == 64)
+      << gpu.choices().fft_length;
   const auto dense = testing::dense_block_toeplitz(a.col, a.row, s);
   for (Op op : {Op::F, Op::Fadj}) {
     const auto x = testing::random_vector(static_cast<std::size_t>(input_blocks(op, s) * s.nt), 3);
@@ -163,14 +165,15 @@ TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
     gpu.apply(op, x, y);
     const auto want = testing::dense_apply(dense, s.nd * s.nt, s.nm * s.nt, op == Op::Fadj, x, 1);
     EXPECT_LE(testing::relative_error(y, want), 1e-13)
-        << gpu.gemv_kernel(op) << ", " << gpu.fft_kernel(op) << ", L = " << gpu.fft_length();
+        << gpu.choices().of(op).gemv_name() << ", " << to_string(gpu.choices().of(op).transforms)
+        << ", L = " << gpu.choices().fft_length;
   }
   // The kernel family can be changed on the plan (as `shiftop tune` does for FP32 phase 3).
-  for (GemvKernel kernel : {GemvKernel::Cublas, GemvKernel::Fused}) {
-    gpu.set_gemv_kernel(kernel);
+  for (GemvImplementation kernel : {GemvImplementation::Cublas, GemvImplementation::Fused}) {
+    gpu.set_gemv(kernel);
     for (Op op : {Op::F, Op::Fadj}) {
-      const std::string name = gpu.gemv_kernel(op);
-      EXPECT_EQ(name.substr(0, 5), kernel == GemvKernel::Fused ? "fused" : "cubla") << name;
+      const std::string name = gpu.choices().of(op).gemv_name();
+      EXPECT_EQ(name.substr(0, 5), kernel == GemvImplementation::Fused ? "fused" : "cubla") << name;
       const auto x =
           testing::random_vector(static_cast<std::size_t>(input_blocks(op, s) * s.nt), 4);
       std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt), kNaN);
@@ -182,10 +185,10 @@ TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
 }
 
 TEST(Cuda, AdjointIdentityOnTheDevice) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Shape s{9, 70, 31};
   const Operator a = random_operator(s, 21);
-  Plan gpu = a.make(s, true, {.backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate});
+  Plan gpu = a.make(s, true, {.backend = Backend::Cuda, .planning = Planning::Estimate});
   const auto m = testing::random_vector(static_cast<std::size_t>(s.nm * s.nt), 1);
   const auto d = testing::random_vector(static_cast<std::size_t>(s.nd * s.nt), 2);
   std::vector<double> fm(d.size(), kNaN), fd(m.size(), kNaN);
@@ -199,24 +202,25 @@ TEST(Cuda, AdjointIdentityOnTheDevice) {
 // transforms and with cuFFT (L = 2 Nt = 64): the same result as the host path, and repeated calls
 // (graph replay) stay correct when inputs change.
 TEST(Cuda, DevicePointersGraphsAndProfiling) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Shape s{4, 90, 32};
   const Operator a = random_operator(s, 31);
-  Plan reference = a.make(s, false, {.fft_planning = FftPlanning::Estimate});
+  Plan reference = a.make(s, false, {.planning = Planning::Estimate});
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   std::vector<PlanOptions> all;
-  for (FftKernel fft : {FftKernel::Fused, FftKernel::Cufft}) {
+  for (FftImplementation fft : {FftImplementation::Fused, FftImplementation::Cufft}) {
     const PlanOptions plain{
-        .backend = Backend::Cuda, .fft_planning = FftPlanning::Estimate, .fft = fft};
+        .backend = Backend::Cuda, .planning = Planning::Estimate, .gpu = {.fft = fft}};
     PlanOptions graphs = plain, profiled = plain;
-    graphs.cuda_graphs = true;
-    profiled.profile = true;
+    graphs.gpu.graphs = true;
+    profiled.gpu.profile = true;
     all.insert(all.end(), {plain, graphs, profiled});
   }
   for (const PlanOptions& options : all) {
     Plan gpu = a.make(s, false, options);
-    ASSERT_EQ(gpu.fft_kernel(Op::F), options.fft == FftKernel::Fused ? "fused" : "cufft");
+    ASSERT_EQ(to_string(gpu.choices().of(Op::F).transforms),
+              options.gpu.fft == FftImplementation::Fused ? "fused" : "cufft");
     const index_t nrhs = 3;
     const std::size_t nx = static_cast<std::size_t>(nrhs * s.nm * s.nt);
     const std::size_t ny = static_cast<std::size_t>(nrhs * s.nm * s.nt);
@@ -237,7 +241,7 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
       EXPECT_LE(testing::relative_error(got, want), 1e-12) << "seed " << seed;
     }
-    if (options.profile) {
+    if (options.gpu.profile) {
       const PhaseTimes t = gpu.last_phase_times();
       EXPECT_GT(t[ApplyPhase::Gemv], 0.0);
       EXPECT_GT(t[ApplyPhase::Fft], 0.0);
@@ -249,14 +253,15 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
 }
 
 TEST(Cuda, RefusesFusedTransformsAtOtherLengths) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   // 48 asked for at Nt = 24; or none at Nt = 5000, whose power of two (16384) is too long.
   for (index_t length : {index_t{48}, index_t{0}}) {
     const Shape shape = length == 0 ? Shape{1, 1, 5000} : Shape{1, 2, 24};
     const auto kernels = testing::random_vector(static_cast<std::size_t>(shape.kernel_size()), 2);
     try {
       (void)Plan::create(kernels, shape,
-                         {.backend = Backend::Cuda, .fft = FftKernel::Fused, .fft_length = length});
+                         {.backend = Backend::Cuda,
+                          .gpu = {.fft = FftImplementation::Fused, .fft_length = length}});
       ADD_FAILURE() << "expected an error for length " << length;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(length == 0 ? "needs 16384" : "asked for is 48"),
@@ -267,11 +272,11 @@ TEST(Cuda, RefusesFusedTransformsAtOtherLengths) {
 }
 
 TEST(Cuda, RefusesABadDeviceIndex) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Shape s{1, 2, 3};
   const auto k = testing::random_vector(6, 1);
   try {
-    (void)Plan::create(k, s, {.backend = Backend::Cuda, .device = 999});
+    (void)Plan::create(k, s, {.backend = Backend::Cuda, .gpu = {.device = 999}});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("CUDA device 999 is not available"), std::string::npos)

@@ -31,7 +31,7 @@ TEST_P(EveryPrecision, ErrorIsWithinTheBoundOfEq6) {
     row[k * s.nt] = col[k * s.nt];
   const std::span<const double> row_used = triangular ? std::span<const double>{} : row;
   const double kappa = testing::spectrum_condition_number(col, row_used, s);
-  PlanOptions options{.fft_planning = FftPlanning::Estimate};
+  PlanOptions options{.planning = Planning::Estimate};
   Plan plan =
       triangular ? Plan::create(col, s, options) : Plan::create_general(col, row, s, options);
   for (Op op : {Op::F, Op::Fadj}) {
@@ -67,7 +67,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, EveryPrecision,
 TEST(Fp64, AllDoubleConfigurationMatchesTheDenseProduct) {
   const Shape s{4, 9, 12};
   const auto col = testing::random_vector(static_cast<std::size_t>(s.kernel_size()), 7);
-  Plan plan = Plan::create(col, s, {.fft_planning = FftPlanning::Estimate});
+  Plan plan = Plan::create(col, s, {.planning = Planning::Estimate});
   const auto a = testing::dense_block_toeplitz(col, {}, s);
   const auto m = testing::random_vector(static_cast<std::size_t>(s.nm * s.nt), 8);
   std::vector<double> d(static_cast<std::size_t>(s.nd * s.nt));

@@ -45,32 +45,12 @@ TEST(PrecisionConfig, RejectsBadStringsWithAClearMessage) {
   }
 }
 
-TEST(Shape, BlocksPerOperation) {
-  const Shape s{3, 5, 7};
-  EXPECT_EQ(input_blocks(Op::F, s), 5);
-  EXPECT_EQ(output_blocks(Op::F, s), 3);
-  EXPECT_EQ(input_blocks(Op::Fadj, s), 3);
-  EXPECT_EQ(output_blocks(Op::Fadj, s), 5);
-  EXPECT_EQ(input_blocks(Op::FadjF, s), 5);
-  EXPECT_EQ(output_blocks(Op::FadjF, s), 5);
-  EXPECT_EQ(input_blocks(Op::FFadj, s), 3);
-  EXPECT_EQ(output_blocks(Op::FFadj, s), 3);
-  EXPECT_EQ(s.frequencies(), 8);
-  EXPECT_EQ(s.padded_length(), 14);
-}
-
 TEST(Shape, RejectsNonPositiveAndAbsurdSizes) {
   EXPECT_THROW((Shape{0, 1, 1}.validate()), Error);
   EXPECT_THROW((Shape{1, -2, 1}.validate()), Error);
   EXPECT_THROW((Shape{1, 1, 0}.validate()), Error);
   EXPECT_THROW((Shape{1 << 30, 1 << 30, 1 << 30}.validate()), Error);
   EXPECT_NO_THROW((Shape{1, 1, 1}.validate()));
-}
-
-TEST(Op, ParsesItsNames) {
-  for (Op op : kAllOps)
-    EXPECT_EQ(parse_op(to_string(op)), op);
-  EXPECT_THROW(parse_op("Fadjoint"), Error);
 }
 
 }  // namespace

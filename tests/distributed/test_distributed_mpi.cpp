@@ -20,16 +20,16 @@
 #include <tuple>
 #include <vector>
 
+#include "distributed/collective_check.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
-#include "support/dense_reference.hpp"
-#include "distributed/collective_check.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
-#include "support/distributed_test_support.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/partition.hpp"
 #include "shiftop/distributed/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
+#include "support/dense_reference.hpp"
+#include "support/distributed_test_support.hpp"
 
 namespace shiftop::distributed {
 namespace {
@@ -40,7 +40,7 @@ using testing::dense_block_toeplitz;
 using testing::random_vector;
 
 /// This rank's output blocks of op applied to the whole vectors x (each rank passes its slice).
-std::vector<double> apply_distributed(DistributedPlan& plan, Op op, std::span<const double> x,
+std::vector<double> apply_distributed(DistributedPlan& plan, btt::Op op, std::span<const double> x,
                                       index_t nrhs) {
   const Shape& s = plan.shape();
   const auto local_x =
@@ -83,7 +83,7 @@ TEST_P(DistributedVsSingleProcess, EveryOperationOnEveryGrid) {
   for (const GridShape g : grids_of(world_size())) {
     const Grid grid(g);
     DistributedPlan plan = distributed_plan(grid, a, test_options(c.max_rhs));
-    for (Op op : kAllOps) {
+    for (btt::Op op : btt::kAllOps) {
       SCOPED_TRACE(fmt::format("grid {} op {}", g.str(), to_string(op)));
       const auto x =
           random_vector(static_cast<std::size_t>(c.nrhs * input_blocks(op, s) * s.nt), 3);
@@ -95,9 +95,9 @@ TEST_P(DistributedVsSingleProcess, EveryOperationOnEveryGrid) {
       EXPECT_LT(v.relative_error, 1e-13);
       EXPECT_EQ(v.blocks_covered, static_cast<double>(output_blocks(op, s)));
       if (!small) continue;
-      const bool fwd_first = op == Op::F || op == Op::FadjF;
+      const bool fwd_first = op == btt::Op::F || op == btt::Op::FadjF;
       const auto first = dense_apply(dense, rows, cols, !fwd_first, x, c.nrhs);
-      const auto exact = op == Op::F || op == Op::Fadj
+      const auto exact = op == btt::Op::F || op == btt::Op::Fadj
                              ? first
                              : dense_apply(dense, rows, cols, fwd_first, first, c.nrhs);
       EXPECT_LT(judge(got, plan, op, exact, c.nrhs).relative_error, 1e-13) << "dense reference";
@@ -132,7 +132,7 @@ TEST(DistributedMixedPrecision, StaysWithinFP32AccuracyOfTheFP64Result) {
       const Grid grid(g);
       for (const char* precision : {"DSSDD", "SSSSS"}) {
         DistributedPlan plan = distributed_plan(grid, a, test_options(2, precision));
-        for (Op op : kAllOps) {
+        for (btt::Op op : btt::kAllOps) {
           SCOPED_TRACE(fmt::format("grid {} {} {} {}", g.str(), precision, to_string(op),
                                    triangular ? "triangular" : "general"));
           const auto x =
@@ -167,7 +167,7 @@ TEST(DistributedMixedPrecision, FP32ReductionSumsInFP32) {
   for (const GridShape g : grids_of(world_size())) {
     const Grid grid(g);
     DistributedPlan plan = distributed_plan(grid, a, test_options(4, "DDDDS"));
-    for (Op op : {Op::F, Op::Fadj, Op::FadjF, Op::FFadj}) {
+    for (btt::Op op : {btt::Op::F, btt::Op::Fadj, btt::Op::FadjF, btt::Op::FFadj}) {
       const auto x = random_vector(static_cast<std::size_t>(2 * input_blocks(op, s) * s.nt), 5);
       double not_fp32 = 0;
       for (double v : apply_distributed(plan, op, x, 2))
@@ -193,7 +193,7 @@ TEST(DistributedPhaseTimes, CountTheBytesOfEachCollective) {
     for (const auto& [precision, bytes] : {std::pair{"DDDDD", 8.0}, std::pair{"SDDDS", 4.0}}) {
       DistributedPlan plan = distributed_plan(grid, a, test_options(2, precision));
       const auto x = random_vector(static_cast<std::size_t>(nrhs * s.nm * s.nt), 6);
-      (void)apply_distributed(plan, Op::F, x, nrhs);
+      (void)apply_distributed(plan, btt::Op::F, x, nrhs);
       // F: nm_j blocks broadcast down a column of pr ranks, nd_i reduced across a row of pc.
       const DistributedPhaseTimes t = plan.last_phase_times();
       EXPECT_EQ(t.broadcast_bytes, g.rows > 1 ? vectors * nm * bytes : 0.0) << g.str();
@@ -211,14 +211,14 @@ TEST(DistributedPhaseTimes, CountTheBytesOfEachCollective) {
 TEST(DistributedCollectives, AxesOfEachOperation) {
   // F broadcasts m down the columns and reduces d across the rows; F* the mirror image; F*F and
   // FF* all-reduce the middle vector along the axis the first half reduced along.
-  const auto axes = [](Op op) {
+  const auto axes = [](btt::Op op) {
     const CollectiveAxes a = collective_axes(op);
     return std::tuple(a.broadcast, a.allreduce, a.reduce);
   };
-  EXPECT_EQ(axes(Op::F), std::tuple(Axis::Column, std::optional<Axis>(), Axis::Row));
-  EXPECT_EQ(axes(Op::Fadj), std::tuple(Axis::Row, std::optional<Axis>(), Axis::Column));
-  EXPECT_EQ(axes(Op::FadjF), std::tuple(Axis::Column, std::optional(Axis::Row), Axis::Column));
-  EXPECT_EQ(axes(Op::FFadj), std::tuple(Axis::Row, std::optional(Axis::Column), Axis::Row));
+  EXPECT_EQ(axes(btt::Op::F), std::tuple(Axis::Column, std::optional<Axis>(), Axis::Row));
+  EXPECT_EQ(axes(btt::Op::Fadj), std::tuple(Axis::Row, std::optional<Axis>(), Axis::Column));
+  EXPECT_EQ(axes(btt::Op::FadjF), std::tuple(Axis::Column, std::optional(Axis::Row), Axis::Column));
+  EXPECT_EQ(axes(btt::Op::FFadj), std::tuple(Axis::Row, std::optional(Axis::Column), Axis::Row));
 }
 
 TEST(DistributedCollectives, BusBandwidthFactorsOfNcclTests) {
@@ -332,9 +332,9 @@ TEST(DistributedErrors, VectorsOfTheWrongSizeAreRefused) {
   // Every rank passes one value: wrong everywhere (holders expect multiples of Nt = 7, the others
   // nothing), so every rank throws before any collective.
   std::vector<double> x(1),
-      y(static_cast<std::size_t>(plan.local_output_blocks(Op::F).size() * s.nt));
+      y(static_cast<std::size_t>(plan.local_output_blocks(btt::Op::F).size() * s.nt));
   try {
-    plan.apply(Op::F, x, y, 1);
+    plan.apply(btt::Op::F, x, y, 1);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     const std::string expected = grid.holds_parameters()
@@ -404,7 +404,7 @@ TEST_F(OperatorFiles, EveryRankReadsItsSliceOfShiftopH5FFTMatvecAndNpyFiles) {
       DistributedPlan plan = read_distributed_plan(grid, path(file), test_options(2));
       EXPECT_EQ(plan.shape(), s);
       EXPECT_EQ(plan.triangular(), a->triangular);
-      for (Op op : kAllOps) {
+      for (btt::Op op : btt::kAllOps) {
         SCOPED_TRACE(fmt::format("{} grid {} op {}", file, g.str(), to_string(op)));
         const auto x =
             random_vector(static_cast<std::size_t>(nrhs * input_blocks(op, s) * s.nt), 7);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "distributed/device_space.hpp"
+#include "shiftop/gpu/devices.hpp"
 #include "support/distributed_test_support.hpp"
 
 namespace shiftop::distributed {
@@ -36,14 +37,14 @@ bool enough_gpus() {
   int node_size = 0;
   EXPECT_EQ(MPI_Comm_size(node, &node_size), MPI_SUCCESS);
   EXPECT_EQ(MPI_Comm_free(&node), MPI_SUCCESS);
-  const int mine = cuda_device_count() >= node_size ? 1 : 0;
+  const int mine = gpu::device_count() >= node_size ? 1 : 0;
   int all = 0;
   EXPECT_EQ(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), MPI_SUCCESS);
   int rank = 0;
   EXPECT_EQ(MPI_Comm_rank(MPI_COMM_WORLD, &rank), MPI_SUCCESS);
   if (all == 0 && rank == 0)
     std::printf("skipped: fewer CUDA devices than ranks on a node (%d visible, %d ranks here)\n",
-                cuda_device_count(), node_size);
+                gpu::device_count(), node_size);
   return all == 1;
 }
 
@@ -105,7 +106,7 @@ class Stream {
 
 /// This rank's output blocks of op applied to the whole vectors x: the rank's slice of x goes to
 /// its GPU, through apply_device on a stream of the test's, or through the host apply.
-std::vector<double> apply_on_gpus(DistributedPlan& plan, Op op, std::span<const double> x,
+std::vector<double> apply_on_gpus(DistributedPlan& plan, btt::Op op, std::span<const double> x,
                                   index_t nrhs, bool through_host) {
   const Shape& s = plan.shape();
   const auto local_x =
@@ -151,7 +152,7 @@ TEST_P(NcclVsSingleProcess, EveryOperationOnEveryGrid) {
     const Grid grid(g);
     DistributedPlan plan =
         distributed_plan(grid, a, test_options(c.max_rhs, "DDDDD", btt::Backend::Cuda));
-    for (Op op : kAllOps) {
+    for (btt::Op op : btt::kAllOps) {
       SCOPED_TRACE(fmt::format("grid {} op {}", g.str(), to_string(op)));
       const auto x =
           random_vector(static_cast<std::size_t>(c.nrhs * input_blocks(op, s) * s.nt), 3);
@@ -189,7 +190,7 @@ TEST_F(Nccl, MixedPrecisionStaysWithinFP32AccuracyOfTheFP64Result) {
       for (const char* precision : {"DSSDD", "SSSSS"}) {
         DistributedPlan plan =
             distributed_plan(grid, a, test_options(2, precision, btt::Backend::Cuda));
-        for (Op op : kAllOps) {
+        for (btt::Op op : btt::kAllOps) {
           SCOPED_TRACE(fmt::format("grid {} {} {} {}", g.str(), precision, to_string(op),
                                    triangular ? "triangular" : "general"));
           const auto x =
@@ -212,7 +213,7 @@ TEST_F(Nccl, EachRankDrivesTheGpuOfItsNodeRank) {
   const DistributedPlan plan =
       distributed_plan(grid, a, test_options(2, "DDDDD", btt::Backend::Cuda));
   EXPECT_EQ(plan.backend(), btt::Backend::Cuda);
-  EXPECT_EQ(plan.device(), grid.node_rank() % cuda_device_count());
+  EXPECT_EQ(plan.device(), grid.node_rank() % gpu::device_count());
 }
 
 // With profiling, every communication phase is timed on the GPU and counts its bytes, and the
@@ -225,10 +226,10 @@ TEST_F(Nccl, ProfiledPhasesAndTheCollectiveProbe) {
     const Grid grid(g);
     const Partition part(s, g);
     btt::PlanOptions options = test_options(2, "DDDDD", btt::Backend::Cuda);
-    options.profile = true;
+    options.gpu.profile = true;
     DistributedPlan plan = distributed_plan(grid, a, options);
     const auto x = random_vector(static_cast<std::size_t>(nrhs * s.nm * s.nt), 6);
-    (void)apply_on_gpus(plan, Op::FadjF, x, nrhs, false);
+    (void)apply_on_gpus(plan, btt::Op::FadjF, x, nrhs, false);
     const DistributedPhaseTimes t = plan.max_phase_times();
     const double nm0 =
         static_cast<double>(part.cols(0).size() * s.nt) * 8.0 * static_cast<double>(nrhs);

@@ -8,9 +8,9 @@
 
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
-#include "support/dense_reference.hpp"
 #include "shiftop/distributed/grid_shape.hpp"
 #include "shiftop/distributed/partition.hpp"
+#include "support/dense_reference.hpp"
 
 namespace shiftop::distributed {
 namespace {
@@ -137,12 +137,12 @@ TEST(Slices, AnyBlockSliceOfABlockToeplitzOperatorIsTheOperatorOfTheSlicedKernel
       EXPECT_EQ(sliced, dense_slice(a, s, rows, cols));
 
       // ...so a btt::Plan of the sliced kernels applies exactly that slice.
-      btt::PlanOptions options{.threads = 1, .fft_planning = btt::FftPlanning::Estimate};
+      btt::PlanOptions options{.planning = btt::Planning::Estimate, .cpu = {.threads = 1}};
       btt::Plan plan = triangular ? btt::Plan::create(local_col, local, options)
                                   : btt::Plan::create_general(local_col, local_row, local, options);
       const auto x = random_vector(static_cast<std::size_t>(2 * local.nm * s.nt), 13);
       std::vector<double> y(static_cast<std::size_t>(2 * local.nd * s.nt));
-      plan.apply(Op::F, x, y, 2);
+      plan.apply(btt::Op::F, x, y, 2);
       EXPECT_LT(
           relative_error(y, dense_apply(sliced, local.nd * s.nt, local.nm * s.nt, false, x, 2)),
           1e-13);

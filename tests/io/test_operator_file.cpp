@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "shiftop/btt/plan.hpp"
 #include "io/fftmatvec_format.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/vector_file.hpp"
 #include "support/io_fixtures.hpp"
@@ -240,7 +240,7 @@ TEST_F(OperatorFileTest, FFTMatvecFilesGiveTheSameMatvec) {
   const VectorData x = read_vector(path("m.h5"));
   btt::Plan original = btt::Plan::create(op.first_column, shape);
   btt::Plan from_files = btt::Plan::create(a.first_column, a.shape);
-  for (const Op which : {Op::F, Op::FadjF}) {
+  for (const btt::Op which : {btt::Op::F, btt::Op::FadjF}) {
     std::vector<double> want(static_cast<std::size_t>(output_blocks(which, shape) * shape.nt));
     std::vector<double> got(want.size());
     original.apply(which, m, want);

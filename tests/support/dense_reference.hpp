@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "shiftop/core/shape.hpp"
+#include "shiftop/btt/op.hpp"
 
 namespace shiftop::testing {
 
@@ -87,7 +87,8 @@ inline double dot(std::span<const double> a, std::span<const double> b) {
 inline std::vector<std::complex<double>> kernel_dft(std::span<const double> col,
                                                     std::span<const double> row, const Shape& s) {
   const index_t L = 2 * s.nt;
-  std::vector<std::complex<double>> out(static_cast<std::size_t>(s.frequencies() * s.nd * s.nm));
+  std::vector<std::complex<double>> out(
+      static_cast<std::size_t>(btt::frequencies(s) * s.nd * s.nm));
   for (index_t i = 0; i < s.nd; ++i)
     for (index_t j = 0; j < s.nm; ++j) {
       std::vector<double> c(static_cast<std::size_t>(L), 0.0);
@@ -96,7 +97,7 @@ inline std::vector<std::complex<double>> kernel_dft(std::span<const double> col,
       if (!row.empty())
         for (index_t t = 1; t < s.nt; ++t)
           c[L - t] = row[static_cast<std::size_t>((i * s.nm + j) * s.nt + t)];
-      for (index_t w = 0; w < s.frequencies(); ++w) {
+      for (index_t w = 0; w < btt::frequencies(s); ++w) {
         std::complex<double> sum = 0;
         for (index_t t = 0; t < L; ++t)
           sum += c[t] * std::polar(1.0, -2 * std::numbers::pi * static_cast<double>(w * t) /

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "shiftop/btt/plan.hpp"
-#include "support/dense_reference.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/partition.hpp"
+#include "support/dense_reference.hpp"
 
 namespace shiftop::distributed::mpi_testing {
 
@@ -65,9 +65,9 @@ inline btt::PlanOptions test_options(index_t max_rhs, const std::string& precisi
                                      btt::Backend backend = btt::Backend::Cpu) {
   return {.backend = backend,
           .precision = precision,
-          .threads = 1,
           .max_rhs = max_rhs,
-          .fft_planning = btt::FftPlanning::Estimate};
+          .planning = btt::Planning::Estimate,
+          .cpu = {.threads = 1}};
 }
 
 inline btt::Plan whole_plan(const Operator& a, const btt::PlanOptions& options) {
@@ -92,7 +92,7 @@ struct Verdict {
 };
 
 /// Compares this rank's output blocks `got` with the same blocks of the whole result `want`.
-inline Verdict judge(std::span<const double> got, const DistributedPlan& plan, Op op,
+inline Verdict judge(std::span<const double> got, const DistributedPlan& plan, btt::Op op,
                      std::span<const double> want, index_t nrhs) {
   const Shape& s = plan.shape();
   const IndexRange mine = plan.local_output_blocks(op);

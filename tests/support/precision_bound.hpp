@@ -18,8 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "shiftop/btt/op.hpp"
 #include "shiftop/core/precision.hpp"
-#include "shiftop/core/shape.hpp"
 #include "support/dense_reference.hpp"
 
 namespace shiftop::testing {
@@ -32,7 +32,7 @@ inline double spectrum_condition_number(std::span<const double> col, std::span<c
   const auto dft = kernel_dft(col, row, s);
   const index_t k = std::min(s.nd, s.nm);
   double smax = 0, smin = std::numeric_limits<double>::infinity();
-  for (index_t w = 0; w < s.frequencies(); ++w) {
+  for (index_t w = 0; w < btt::frequencies(s); ++w) {
     std::vector<lapack_complex_double> a(static_cast<std::size_t>(s.nd * s.nm));
     for (index_t e = 0; e < s.nd * s.nm; ++e) {
       const auto v = dft[static_cast<std::size_t>(w * s.nd * s.nm + e)];
@@ -49,12 +49,12 @@ inline double spectrum_condition_number(std::span<const double> col, std::span<c
   return smax / smin;
 }
 
-inline double eq6_bound(const PrecisionConfig& p, Op op, const Shape& s, double kappa) {
+inline double eq6_bound(const PrecisionConfig& p, btt::Op op, const Shape& s, double kappa) {
   const auto e = [&](Phase phase) {
     return p[phase] == Precision::Single ? unit_roundoff(Precision::Single) : 0.0;
   };
   const double ed = unit_roundoff(Precision::Double);
-  const double n = static_cast<double>(op == Op::F ? s.nm : s.nd);
+  const double n = static_cast<double>(op == btt::Op::F ? s.nm : s.nd);
   const double logn = std::log2(static_cast<double>(2 * s.nt));
   return kappa * (e(Phase::Pad) + (ed + e(Phase::Fft) + e(Phase::Ifft)) * logn +
                   e(Phase::Gemv) * n + e(Phase::Unpad));

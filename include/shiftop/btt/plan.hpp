@@ -1,6 +1,6 @@
 // shiftop::btt::Plan — the block-triangular (or general) block Toeplitz operator F, built once
-// from its kernels and applied many times with no allocation (DESIGN.md, "plan"; Venkat et al.,
-// fft-block-toeplitz-matvec-multi-gpu, Algorithms 1-3).
+// from its kernels f_ij[t] and applied many times with no allocation (docs/architecture.md, "the
+// life of a plan"; Venkat et al., fft-block-toeplitz-matvec-multi-gpu, Algorithms 1-3).
 #pragma once
 
 #include <array>
@@ -10,52 +10,71 @@
 #include <string>
 #include <string_view>
 
+#include "shiftop/btt/op.hpp"
 #include "shiftop/core/precision.hpp"
 #include "shiftop/core/shape.hpp"
+
+namespace shiftop::gpu {
+class Context;
+}
 
 namespace shiftop::btt {
 
 enum class Backend { Cpu, Cuda };
 
-/// How hard plan creation searches for fast kernels: FFTW's planner on the CPU; on the GPU,
-/// Measure times the FFT length, the transforms (FftKernel) and the phase-3 kernels (GemvKernel)
-/// on the plan's own F^ and keeps the fastest.
-enum class FftPlanning { Estimate, Measure };
+/// How hard plan creation searches for the fastest way to apply: Estimate takes the defaults;
+/// Measure runs FFTW's planner on the CPU, and on the GPU times the FFT length, the transforms
+/// and the phase-3 implementations on the plan's own F^ and keeps the fastest.
+enum class Planning { Estimate, Measure };
 
-/// Which kernel runs phase 3 for a single right-hand side on the GPU (several right-hand sides
-/// always use cuBLAS's batched GEMM). Auto: Fused, or the faster one under FftPlanning::Measure.
-enum class GemvKernel { Auto, Fused, Cublas };
+/// What runs phase 3 for a single right-hand side on the GPU (several right-hand sides always use
+/// cuBLAS's batched GEMM): shiftop's fused GEMV kernels or cuBLAS. Auto: Fused, or the faster
+/// one under Planning::Measure.
+enum class GemvImplementation { Auto, Fused, Cublas };
 
-/// Which transforms run phases 1-2 and 4-5 on the GPU. Fused: our real FFT kernels that read and
-/// write only the Nt values of each series (FFT lengths that are powers of two from 16 to 8192);
-/// Cufft: zero-padding, cuFFT, unpadding. Auto: Fused where it applies, or the faster one under
-/// FftPlanning::Measure.
-enum class FftKernel { Auto, Fused, Cufft };
+/// What runs phases 1-2 and 4-5 on the GPU. Fused: shiftop's real FFT kernels that read and write
+/// only the Nt values of each series (FFT lengths that are powers of two from 16 to 8192); Cufft:
+/// zero-padding, cuFFT, unpadding. Auto: Fused where it applies, or the faster one under
+/// Planning::Measure.
+enum class FftImplementation { Auto, Fused, Cufft };
+
+/// Options only the CPU engine reads.
+struct CpuOptions {
+  /// Threads for FFTW and OpenMP; 0 uses OpenMP's default.
+  int threads = 0;
+};
+
+/// Options only the GPU engine reads.
+struct GpuOptions {
+  /// The GPU context to run on (shared with other plans, a distributed plan, an SVD); null makes
+  /// a new one on `device`.
+  std::shared_ptr<gpu::Context> context{};
+  /// CUDA device index, read when no context is given.
+  int device = 0;
+  GemvImplementation gemv = GemvImplementation::Auto;
+  FftImplementation fft = FftImplementation::Auto;
+  /// The length L of the circulant embedding and its FFTs, even and at least 2*Nt (any
+  /// L >= 2Nt-1 gives the same product; F^ then holds L/2+1 frequencies). 0 chooses: 2*Nt under
+  /// Planning::Estimate, and under Measure whichever of 2*Nt and the next power of two (when at
+  /// most 25% longer) has the lower measured FFT time plus the F^ bytes it adds.
+  index_t fft_length = 0;
+  /// Time each phase with events (one synchronisation per pass); the CPU always does.
+  bool profile = false;
+  /// Replay the captured apply sequence as a CUDA graph when the operation, the number of
+  /// right-hand sides and the device pointers repeat (ignored when profiling).
+  bool graphs = false;
+};
 
 struct PlanOptions {
   Backend backend = Backend::Cpu;
   /// Five-phase precision string (pad, FFT, GEMV, IFFT, unpad), e.g. "DSSDD". On the GPU an S
   /// GEMV reads an FP32 F^; the fused kernels accumulate in FP64, cuBLAS in FP32.
   std::string precision = "DDDDD";
-  /// CPU threads for FFTW and OpenMP; 0 uses OpenMP's default.
-  int threads = 0;
   /// Right-hand sides transformed together per pass; the workspace grows linearly with it.
   index_t max_rhs = 16;
-  FftPlanning fft_planning = FftPlanning::Measure;
-  /// CUDA device index (Backend::Cuda).
-  int device = 0;
-  GemvKernel gemv = GemvKernel::Auto;
-  FftKernel fft = FftKernel::Auto;
-  /// CUDA: time each phase with events (one synchronisation per pass); the CPU always does.
-  bool profile = false;
-  /// CUDA: replay the captured apply sequence as a CUDA graph when the operation, the number of
-  /// right-hand sides and the device pointers repeat (ignored when profiling).
-  bool cuda_graphs = false;
-  /// CUDA: the length L of the circulant embedding and its FFTs, even and at least 2*Nt (any
-  /// L >= 2Nt-1 gives the same product; F^ then holds L/2+1 frequencies). 0 chooses: 2*Nt under
-  /// FftPlanning::Estimate, and under Measure whichever of 2*Nt and the next power of two (when
-  /// at most 25% longer) has the lower measured FFT time plus the F^ bytes it adds.
-  index_t fft_length = 0;
+  Planning planning = Planning::Measure;
+  CpuOptions cpu{};
+  GpuOptions gpu{};
 };
 
 /// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
@@ -71,26 +90,50 @@ struct PhaseTimes {
   double total() const;
 };
 
-/// The backend-specific half of a plan (CPU: FFTW + OpenMP; CUDA: cuFFT + kernels).
+/// The transforms a plan runs: FFTW (CPU), pad + cuFFT + unpad, or shiftop's fused real FFTs.
+enum class Transforms { Fftw, Cufft, Fused };
+/// The phase-3 product a plan runs for one right-hand side: the CPU's SIMD kernels, shiftop's
+/// fused GEMV kernels, or cuBLAS.
+enum class Gemv { Cpu, Fused, Cublas };
+
+std::string_view to_string(Transforms transforms);
+std::string_view to_string(Gemv gemv);
+
+/// What a plan chose for the passes of one direction (F or F*).
+struct PassChoice {
+  Transforms transforms = Transforms::Fftw;
+  Gemv gemv = Gemv::Cpu;
+  /// The fused kernels' tuning (e.g. "4 rows/warp, split 2"); empty for the others.
+  std::string gemv_tuning;
+  /// "cpu", "cublas" or "fused <tuning>", as the tool reports it.
+  std::string gemv_name() const;
+};
+
+/// What a plan chose (under Planning::Measure by timing): the FFT length and, per direction, the
+/// transforms and the phase-3 product.
+struct PlanChoices {
+  index_t fft_length = 0;
+  std::array<PassChoice, 2> passes;  // [0]: F passes, [1]: F* passes
+  /// The choice for the first pass of op (F for F and F*F, F* for F* and FF*).
+  const PassChoice& of(Op op) const;
+};
+
+/// The backend-specific half of a plan (CPU: FFTW + OpenMP; CUDA: cuFFT, cuBLAS and kernels).
 class Engine {
  public:
   virtual ~Engine() = default;
   /// y = op(F) x for `nrhs` vectors, SOTI layout, sizes already checked by Plan.
   virtual void apply(Op op, const double* x, double* y, index_t nrhs) = 0;
-  /// The same on device pointers, ordered after prior work on `stream` (a cudaStream_t).
+  /// The same on device pointers, ordered after prior work on `stream` (a cudaStream_t). Only
+  /// engines on a device override it.
   virtual void apply_device(Op op, const double* x, double* y, index_t nrhs, void* stream);
   virtual void set_precision(const PrecisionConfig& precision) = 0;
-  virtual void set_gemv_kernel(GemvKernel kernel) = 0;
+  /// Only engines with a choice of phase-3 implementations override it.
+  virtual void set_gemv(GemvImplementation gemv);
   virtual PhaseTimes last_phase_times() const = 0;
   /// Bytes held by the plan: F^ (and its FP32 copy), workspaces.
   virtual std::size_t memory_bytes() const = 0;
-  /// The phase-3 kernel in use for a single right-hand side of op (for reports).
-  virtual std::string gemv_kernel(Op op) const = 0;
-  /// The transforms in use for op (for reports): "fftw", "cufft" or "fused"
-  /// (backend/cuda/real_fft).
-  virtual std::string fft_kernel(Op op) const = 0;
-  /// The length of the padded series and their FFTs (for reports).
-  virtual index_t fft_length() const = 0;
+  virtual PlanChoices choices() const = 0;
 };
 
 class Plan {
@@ -119,18 +162,18 @@ class Plan {
   /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.
   void set_precision(std::string_view precision);
 
-  /// Changes which phase-3 kernels the plan may use (PlanOptions::gemv; CUDA only, the CPU has
-  /// one): with FP32 in phase 3 the fused kernels and cuBLAS differ in accuracy, not only in time.
-  void set_gemv_kernel(GemvKernel kernel) { engine_->set_gemv_kernel(kernel); }
+  /// Changes which phase-3 implementations a GPU plan may use (GpuOptions::gemv): with FP32 in
+  /// phase 3 the fused kernels and cuBLAS differ in accuracy, not only in time. A CPU plan, which
+  /// has one, refuses.
+  void set_gemv(GemvImplementation gemv) { engine_->set_gemv(gemv); }
 
   const Shape& shape() const { return shape_; }
   const PrecisionConfig& precision() const { return precision_; }
   bool triangular() const { return triangular_; }
   PhaseTimes last_phase_times() const { return engine_->last_phase_times(); }
   std::size_t memory_bytes() const { return engine_->memory_bytes(); }
-  std::string gemv_kernel(Op op) const { return engine_->gemv_kernel(op); }
-  std::string fft_kernel(Op op) const { return engine_->fft_kernel(op); }
-  index_t fft_length() const { return engine_->fft_length(); }
+  /// What the plan chose: FFT length, transforms and phase-3 product per direction.
+  PlanChoices choices() const { return engine_->choices(); }
 
  private:
   Plan(Shape shape, bool triangular, PrecisionConfig precision, std::unique_ptr<Engine> engine);

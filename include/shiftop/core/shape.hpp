@@ -1,10 +1,10 @@
-// Sizes of a block Toeplitz operator and the operations it supports (DESIGN.md, "mathematics").
+// The index type of shiftop and the sizes of a block Toeplitz operator: Nd observation blocks,
+// Nm parameter blocks, Nt time steps (docs/architecture.md). What the operator does with them
+// (its operations, the circulant embedding) is btt's: include/shiftop/btt/op.hpp.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace shiftop {
 
@@ -18,28 +18,10 @@ struct Shape {
 
   /// Number of kernel entries nd*nm*nt (the first block column).
   index_t kernel_size() const { return nd * nm * nt; }
-  /// Length of the zero-padded time series: the block-circulant embedding has period 2*nt.
-  index_t padded_length() const { return 2 * nt; }
-  /// Frequencies kept by the real FFT of length 2*nt.
-  index_t frequencies() const { return nt + 1; }
   /// Throws shiftop::Error unless all sizes are positive and the kernel count fits in memory.
   void validate() const;
   std::string str() const;
   bool operator==(const Shape&) const = default;
 };
-
-/// The four actions of a plan: F, its adjoint F*, the Gauss-Newton Hessian F*F and FF*.
-enum class Op { F, Fadj, FadjF, FFadj };
-
-inline constexpr std::array<Op, 4> kAllOps = {Op::F, Op::Fadj, Op::FadjF, Op::FFadj};
-
-std::string_view to_string(Op op);
-/// Parses "F", "Fadj", "FadjF", "FFadj"; throws shiftop::Error naming the accepted words.
-Op parse_op(std::string_view text);
-
-/// Blocks of the input vector of `op` (nm for F and F*F, nd for F* and FF*).
-index_t input_blocks(Op op, const Shape& shape);
-/// Blocks of the output vector of `op`.
-index_t output_blocks(Op op, const Shape& shape);
 
 }  // namespace shiftop

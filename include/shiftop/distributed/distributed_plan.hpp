@@ -1,5 +1,5 @@
-// shiftop::distributed::DistributedPlan: a block Toeplitz operator partitioned over a pr x pc process
-// grid (Venkat et al., sections 3.2-3.5, Algorithms 2-3), applied as
+// shiftop::distributed::DistributedPlan: a block Toeplitz operator partitioned over a pr x pc
+// process grid (Venkat et al., sections 3.2-3.5, Algorithms 2-3), applied as
 //   F:    broadcast m down each grid column, local F, reduce d across each grid row;
 //   F*:   broadcast d across each grid row, local F*, reduce m down each grid column;
 //   F*F:  broadcast m down columns, local F, all-reduce d across rows, local F*, reduce m down
@@ -68,7 +68,7 @@ struct CollectiveAxes {
   Axis reduce;
 };
 
-CollectiveAxes collective_axes(Op op);
+CollectiveAxes collective_axes(btt::Op op);
 
 class DistributedPlan {
  public:
@@ -94,19 +94,20 @@ class DistributedPlan {
   /// btt::Plan), and is empty on ranks that hold none of the input; y likewise. Right-hand sides
   /// go through in groups of max_rhs, with no allocation.
   /// On a GPU plan, x and y are copied to and from device buffers allocated for the call.
-  void apply(Op op, std::span<const double> x, std::span<double> y, index_t nrhs = 1);
+  void apply(btt::Op op, std::span<const double> x, std::span<double> y, index_t nrhs = 1);
 
   /// Collective, Backend::Cuda only: apply on device memory of this rank's GPU (device()), x and
   /// y holding as many values as for apply (null where that is none). The work, collectives
   /// included, is queued after what was queued on `stream` (a cudaStream_t; null is the default
   /// stream) and work queued on `stream` afterwards runs after it; synchronise `stream` before
   /// reading y on the host.
-  void apply_device(Op op, const double* x, double* y, index_t nrhs = 1, void* stream = nullptr);
+  void apply_device(btt::Op op, const double* x, double* y, index_t nrhs = 1,
+                    void* stream = nullptr);
 
   /// Global block indices of the input (output) vectors that this rank holds: its columns' or
   /// rows' blocks on grid row 0 or column 0, nothing elsewhere.
-  IndexRange local_input_blocks(Op op) const;
-  IndexRange local_output_blocks(Op op) const;
+  IndexRange local_input_blocks(btt::Op op) const;
+  IndexRange local_output_blocks(btt::Op op) const;
 
   /// Collective: changes the five-phase precision on every rank (all pass the same string).
   void set_precision(std::string_view precision);
@@ -143,10 +144,10 @@ class DistributedPlan {
 
   bool is_root(Axis axis) const;
   int axis_size(Axis axis) const;
-  index_t input_count(Op op, index_t nrhs) const;
-  index_t output_count(Op op, index_t nrhs) const;
+  index_t input_count(btt::Op op, index_t nrhs) const;
+  index_t output_count(btt::Op op, index_t nrhs) const;
   /// y = op(F) x on vectors in the plan's memory space (sizes checked by the caller).
-  void run(Op op, const double* x, double* y, index_t nrhs);
+  void run(btt::Op op, const double* x, double* y, index_t nrhs);
   /// Runs `collective` and adds its seconds to `seconds` (when collectives are timed).
   template <typename Work>
   void timed(double& seconds, Work&& collective);

@@ -43,7 +43,7 @@ class MemorySpace {
   virtual void convert(const float* from, double* to, index_t count) = 0;
   virtual void fill_zero(double* values, index_t count) = 0;
   /// y = op(F) x with the local plan, on this space's vectors.
-  virtual void apply(btt::Plan& plan, Op op, const double* x, double* y, index_t nrhs) = 0;
+  virtual void apply(btt::Plan& plan, btt::Op op, const double* x, double* y, index_t nrhs) = 0;
   /// Returns once all work queued so far in this space is done (nothing to wait for on the
   /// host), so that a wall clock around a collective times the collective.
   virtual void synchronize() = 0;

@@ -28,14 +28,10 @@
 
 #include "backend/cuda/gemv_kernels.cuh"
 #include "shiftop/core/error_type.hpp"
+#include "shiftop/gpu/devices.hpp"
 
 namespace shiftop::cuda {
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
 
 // {nd, nm, ld, nw}: partial tiles of rows (2 or 4 per warp), of frequencies (2 per F item, 2-8
 // per F* thread), of 16-byte column packets and of split segments; ld = nm rounded up to even,
@@ -171,7 +167,7 @@ class GemvFused : public ::testing::Test {};
 TYPED_TEST_SUITE(GemvFused, AllPrecisions, PrecisionName);
 
 TYPED_TEST(GemvFused, EveryShapeAndTuningMatchesTheReference) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   using TA = typename TypeParam::TA;
   using TX = typename TypeParam::TX;
   using TY = typename TypeParam::TY;

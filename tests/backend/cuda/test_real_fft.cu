@@ -31,14 +31,10 @@
 
 #include "backend/cuda/real_fft.cuh"
 #include "shiftop/core/error_type.hpp"
+#include "shiftop/gpu/devices.hpp"
 
 namespace shiftop::cuda {
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
 
 constexpr index_t kGuard = 64;  // poisoned elements after each output that must stay untouched
 constexpr index_t kPatterns = 7, kScales = 5;
@@ -234,7 +230,7 @@ void check_inverse(index_t length) {
 class RealFft : public ::testing::TestWithParam<index_t> {};
 
 TEST_P(RealFft, PaddedForwardMatchesTheDft) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   check_forward<double, double>(GetParam());
   check_forward<float, float>(GetParam());
   check_forward<float, double>(GetParam());
@@ -242,7 +238,7 @@ TEST_P(RealFft, PaddedForwardMatchesTheDft) {
 }
 
 TEST_P(RealFft, UnpaddedInverseMatchesTheDft) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   check_inverse<double, double>(GetParam());
   check_inverse<float, float>(GetParam());
   check_inverse<float, double>(GetParam());
@@ -256,7 +252,7 @@ INSTANTIATE_TEST_SUITE_P(Lengths, RealFft,
                          });
 
 TEST(RealFftLimits, SupportedLengthsAndClearErrors) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";  // support depends on the device
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";  // support depends on the device
   for (index_t length : {16, 64, 2048, 8192})
     EXPECT_TRUE(real_fft_supported(length)) << length;
   for (index_t length : {0, 8, 12, 17, 48, 2000, 16384})

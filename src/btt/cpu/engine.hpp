@@ -1,17 +1,20 @@
 // The CPU backend of a plan: the five phases each in FP32 or FP64 (mixed-precision paper, section
 // 2.4). The vector side (pad, FFT, reorder and back) runs on OpenMP threads over chunks of blocks
 // in a per-thread scratch that stays in cache; the matrix side (batched complex GEMV/GEMM) runs
-// on OpenMP threads over frequencies and streams F^ once per pass.
+// on OpenMP threads over frequencies and streams F^ once per pass. Split by stage as the GPU
+// engine (btt/cuda/): setup.cpp builds F^, the FFTW plans and the workspaces; apply.cpp runs
+// the passes. FFTW's own planner (Planning::Measure) is the CPU's tuning.
 #pragma once
 
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cpu/fftw_plan.hpp"
 #include "backend/cpu/planar.hpp"
-#include "shiftop/btt/plan.hpp"
 #include "core/aligned_buffer.hpp"
+#include "shiftop/btt/plan.hpp"
 
 namespace shiftop::btt {
 
@@ -22,22 +25,19 @@ class CpuEngine final : public Engine {
 
   void apply(Op op, const double* x, double* y, index_t nrhs) override;
   void set_precision(const PrecisionConfig& precision) override;
-  void set_gemv_kernel(GemvKernel) override {}  // one phase-3 implementation
   PhaseTimes last_phase_times() const override { return times_; }
   std::size_t memory_bytes() const override;
-  std::string gemv_kernel(Op) const override { return "cpu"; }
-  std::string fft_kernel(Op) const override { return "fftw"; }
-  index_t fft_length() const override { return shape_.padded_length(); }
+  PlanChoices choices() const override;
 
  private:
   // Single-series transforms (executed by many threads on their own scratch) in one precision.
   template <typename T>
-  struct Transforms {
+  struct FftwPlans {
     cpu::RealFftBatch<T> forward, inverse;
   };
 
-  /// One F (adjoint = false) or F* pass over at most max_rhs right-hand sides.
-  void apply_pass(bool adjoint, const double* x, double* y, index_t nrhs);
+  /// One F (adjoint = false) or F* pass over at most group_size_ right-hand sides.
+  void pass(bool adjoint, const double* x, double* y, index_t nrhs);
   /// Phases 1, 2 and SOTI -> TOSI: x -> planar spectra of the input blocks.
   template <typename T1, typename T2, typename T3>
   void transform_input(const double* x, index_t nrhs, index_t blocks,
@@ -52,28 +52,38 @@ class CpuEngine final : public Engine {
   template <typename T, typename Body>
   void for_each_chunk(index_t nrhs, index_t blocks, Body&& body);
   template <typename T>
-  void make_transforms(std::optional<Transforms<T>>& transforms);
+  void make_transforms(std::optional<FftwPlans<T>>& transforms);
   template <typename T>
-  const Transforms<T>& transforms() const;
+  const FftwPlans<T>& transforms() const {
+    if constexpr (std::is_same_v<T, float>)
+      return *transforms32_;
+    else
+      return *transforms64_;
+  }
   template <typename T>
-  cpu::PlanarSpectrum<const T> spectrum() const;
+  cpu::PlanarSpectrum<const T> spectrum() const {
+    if constexpr (std::is_same_v<T, float>)
+      return {spectrum32_.data(), shape_.nd, ld_m_};
+    else
+      return {spectrum64_.data(), shape_.nd, ld_m_};
+  }
 
   Shape shape_;
   PrecisionConfig precision_;
   int threads_;
   bool measure_;
-  index_t max_rhs_;
-  index_t stride_;  // complex values per time series in the FFT buffers (>= Nt+1, 64-byte rows)
+  index_t group_size_;  // right-hand sides per pass: PlanOptions::max_rhs
+  index_t stride_;      // complex values per time series in the FFT buffers (>= Nt+1, 64-byte rows)
   index_t ld_m_, ld_d_;
   index_t chunk_;  // blocks per chunk of the vector-side pipeline
 
   AlignedBuffer<double> spectrum64_;            // F^ planar [w][re|im][Nd][ld_m]
   AlignedBuffer<float> spectrum32_;             // its FP32 copy, only while phase 3 is FP32
   std::vector<AlignedBuffer<double>> scratch_;  // per thread: [chunk_][2*stride_] (FP32/FP64)
-  AlignedBuffer<double> spec_m_, spec_d_;       // planar [w][re|im][max_rhs][ld]
+  AlignedBuffer<double> spec_m_, spec_d_;       // planar [w][re|im][group_size][ld]
   AlignedBuffer<double> middle_;                // F x or F* x between the halves of F*F / FF*
-  std::optional<Transforms<float>> transforms32_;
-  std::optional<Transforms<double>> transforms64_;
+  std::optional<FftwPlans<float>> transforms32_;
+  std::optional<FftwPlans<double>> transforms64_;
   std::vector<PhaseTimes> thread_times_;  // per thread, reset by each chunked phase
   PhaseTimes times_;
 };

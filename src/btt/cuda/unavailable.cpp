@@ -1,5 +1,5 @@
-// Built instead of cuda_engine.cu when shiftop is configured without CUDA.
-#include "btt/cuda_engine.hpp"
+// Built instead of btt/cuda/*.cu when shiftop is configured without CUDA.
+#include "btt/engines.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {

@@ -1,0 +1,35 @@
+// The four actions of a block Toeplitz plan and the sizes of the circulant embedding they run
+// through (DESIGN.md, "mathematics"; Venkat et al., Algorithms 1-2).
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "shiftop/core/shape.hpp"
+
+namespace shiftop::btt {
+
+/// F, its adjoint F*, the Gauss-Newton Hessian F*F and FF*.
+enum class Op { F, Fadj, FadjF, FFadj };
+
+inline constexpr std::array<Op, 4> kAllOps = {Op::F, Op::Fadj, Op::FadjF, Op::FFadj};
+
+std::string_view to_string(Op op);
+/// Parses "F", "Fadj", "FadjF", "FFadj"; throws shiftop::Error naming the accepted words.
+Op parse_op(std::string_view text);
+
+/// Blocks of the input vector of `op` (nm for F and F*F, nd for F* and FF*).
+index_t input_blocks(Op op, const Shape& shape);
+/// Blocks of the output vector of `op`.
+index_t output_blocks(Op op, const Shape& shape);
+
+/// Length of the zero-padded time series: the block-circulant embedding has period 2*Nt.
+inline index_t padded_length(const Shape& shape) {
+  return 2 * shape.nt;
+}
+/// Frequencies kept by the real FFT of length 2*Nt.
+inline index_t frequencies(const Shape& shape) {
+  return shape.nt + 1;
+}
+
+}  // namespace shiftop::btt

@@ -1,0 +1,25 @@
+// The engines a Plan runs on, one per backend (btt/cpu/, btt/cuda/), made here without their
+// headers so that plan.cpp builds with or without the CUDA toolkit.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "shiftop/btt/plan.hpp"
+
+namespace shiftop::btt {
+
+std::unique_ptr<Engine> make_cpu_engine(std::span<const double> first_column,
+                                        std::span<const double> first_row, const Shape& shape,
+                                        const PlanOptions& options,
+                                        const PrecisionConfig& precision);
+
+/// Builds the GPU engine on options.gpu.context (or a new context on options.gpu.device); throws
+/// shiftop::Error when shiftop was built without CUDA, there is no such device, or the plan does
+/// not fit in its free memory.
+std::unique_ptr<Engine> make_cuda_engine(std::span<const double> first_column,
+                                         std::span<const double> first_row, const Shape& shape,
+                                         const PlanOptions& options,
+                                         const PrecisionConfig& precision);
+
+}  // namespace shiftop::btt

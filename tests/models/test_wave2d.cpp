@@ -211,14 +211,14 @@ TEST(Wave2d, FftPlanMatchesTimeStepping) {
          {Wave2d::with_default_layout(24, 15, 5, 80, substeps), Wave2d(layered)}) {
       const Shape shape = model.shape();
       btt::Plan plan =
-          btt::Plan::create(model.kernels(), shape, {.fft_planning = btt::FftPlanning::Estimate});
+          btt::Plan::create(model.kernels(), shape, {.planning = btt::Planning::Estimate});
       const std::vector<double> m = random_vector(static_cast<std::size_t>(shape.nm * shape.nt), 4);
       const std::vector<double> d = random_vector(static_cast<std::size_t>(shape.nd * shape.nt), 5);
       std::vector<double> d_step(d.size()), d_fft(d.size()), m_step(m.size()), m_fft(m.size());
       model.apply_forward(m, d_step);
-      plan.apply(Op::F, m, d_fft);
+      plan.apply(btt::Op::F, m, d_fft);
       model.apply_adjoint(d, m_step);
-      plan.apply(Op::Fadj, d, m_fft);
+      plan.apply(btt::Op::Fadj, d, m_fft);
       EXPECT_LT(relative_error(d_fft, d_step), 1e-12) << "F, substeps = " << substeps;
       EXPECT_LT(relative_error(m_fft, m_step), 1e-12) << "F*, substeps = " << substeps;
     }

@@ -38,6 +38,10 @@ class CudaSpace final : public DeviceSpace {
         stream_(cuda::stream_of(*context_)) {}
 
   const std::shared_ptr<gpu::Context>& context() const override { return context_; }
+  int device() const override { return device_; }
+  void* stream() const override { return stream_; }
+  void wait_for(void* user) override { context_->wait_for(user); }
+  void signal(void* user) override { context_->signal(user); }
   void copy_to_device(double* device, const double* host, std::size_t count) override {
     copy(device, host, count, cudaMemcpyHostToDevice);
   }

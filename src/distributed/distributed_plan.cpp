@@ -49,9 +49,12 @@ bool overlaps(const double* a, index_t a_count, const double* b, index_t b_count
   return a_count > 0 && b_count > 0 && a < b + b_count && b < a + a_count;
 }
 
-/// The GPU of this rank: the node's ranks take the node's GPUs in turn.
-std::unique_ptr<DeviceSpace> make_gpu_space(const Grid& grid) {
+/// The GPU of this rank: the context the caller gave, or else the node's ranks take the node's
+/// GPUs in turn.
+std::unique_ptr<DeviceSpace> make_gpu_space(const Grid& grid,
+                                            std::shared_ptr<gpu::Context> context) {
 #ifdef SHIFTOP_HAVE_NCCL
+  if (context != nullptr) return make_device_space(std::move(context));
   const int devices = gpu::device_count();
   require(devices > 0,
           "grid rank ({}, {}) sees no CUDA device: the distributed plan with Backend::Cuda runs "
@@ -60,6 +63,7 @@ std::unique_ptr<DeviceSpace> make_gpu_space(const Grid& grid) {
   return make_device_space(gpu::Context::create(grid.node_rank() % devices));
 #else
   (void)grid;
+  (void)context;
   fail(
       "this shiftop was built without NCCL: the distributed plan on GPUs needs CUDA, MPI and NCCL "
       "(configure with -DSHIFTOP_ENABLE_NCCL=ON); use Backend::Cpu");
@@ -70,8 +74,7 @@ std::unique_ptr<DeviceSpace> make_gpu_space(const Grid& grid) {
 std::unique_ptr<Collectives> make_collectives(const Grid& grid, DeviceSpace* device) {
 #ifdef SHIFTOP_HAVE_NCCL
   if (device != nullptr)
-    return std::make_unique<NcclCollectives>(grid, device->context()->device(),
-                                             device->context()->stream());
+    return std::make_unique<NcclCollectives>(grid, device->device(), device->stream());
 #else
   (void)device;  // always null: make_gpu_space makes none without NCCL
 #endif
@@ -154,7 +157,7 @@ DistributedPlan::DistributedPlan(const Grid& grid, const Shape& shape, bool tria
   // collectively: a rank without a GPU must not leave the others waiting in ncclCommInitRank.
   run_collectively(grid.comm(), [&] {
     if (options.backend == btt::Backend::Cuda) {
-      std::unique_ptr<DeviceSpace> device = make_gpu_space(grid);
+      std::unique_ptr<DeviceSpace> device = make_gpu_space(grid, options.gpu.context);
       device_ = device.get();
       local_options.gpu.context = device->context();
       space_ = std::move(device);
@@ -251,7 +254,7 @@ CommunicationPrecision DistributedPlan::communication_precision() const {
 }
 
 int DistributedPlan::device() const {
-  return device_ != nullptr ? device_->context()->device() : -1;
+  return device_ != nullptr ? device_->device() : -1;
 }
 
 index_t DistributedPlan::input_count(btt::Op op, index_t nrhs) const {
@@ -309,9 +312,9 @@ void DistributedPlan::apply_device(btt::Op op, const double* x, double* y, index
           to_string(op), grid_->row(), grid_->col(), in, out);
   require(!overlaps(x, in, y, out),
           "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
-  device_->context()->wait_for(stream);
+  device_->wait_for(stream);
   run(op, x, y, nrhs);
-  device_->context()->signal(stream);
+  device_->signal(stream);
 }
 
 void DistributedPlan::run(btt::Op op, const double* x, double* y, index_t nrhs) {

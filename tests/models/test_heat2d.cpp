@@ -7,26 +7,16 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <random>
 #include <set>
-#include <string>
 #include <vector>
 
-#include "shiftop/core/error.hpp"
+#include "models/model_test_support.hpp"
 
 namespace shiftop::models {
 namespace {
 
-// Dense row-major matrix, just enough for the reference B (A^s)^t S C.
-struct Matrix {
-  Matrix(std::size_t rows_, std::size_t cols_) : rows(rows_), cols(cols_), values(rows_ * cols_) {}
-  double& operator()(std::size_t i, std::size_t j) { return values[i * cols + j]; }
-  double operator()(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
-  std::size_t rows;
-  std::size_t cols;
-  std::vector<double> values;
-};
+using namespace model_testing;
 
 std::vector<double> random_vector(index_t size, unsigned seed) {
   std::mt19937_64 engine(seed);
@@ -35,37 +25,6 @@ std::vector<double> random_vector(index_t size, unsigned seed) {
   for (double& x : v)
     x = uniform(engine);
   return v;
-}
-
-double norm(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v)
-    sum += x * x;
-  return std::sqrt(sum);
-}
-
-double relative_error(const std::vector<double>& value, const std::vector<double>& reference) {
-  EXPECT_EQ(value.size(), reference.size());
-  std::vector<double> diff(reference.size());
-  for (std::size_t k = 0; k < reference.size(); ++k)
-    diff[k] = value[k] - reference[k];
-  return norm(diff) / norm(reference);
-}
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double sum = 0;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    sum += a[k] * b[k];
-  return sum;
-}
-
-Matrix multiply(const Matrix& a, const Matrix& b) {
-  Matrix c(a.rows, b.cols);
-  for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t k = 0; k < a.cols; ++k)
-      for (std::size_t j = 0; j < b.cols; ++j)
-        c(i, j) += a(i, k) * b(k, j);
-  return c;
 }
 
 // B (A^s)^t S C, S = sum_{q<s} A^q, from dense A, B, C built from the grid coordinates, with A^s
@@ -87,36 +46,8 @@ std::vector<double> dense_kernels(const Heat2d& model) {
       if (col > 0) a(p, p - 1) = r;
       if (col + 1 < n) a(p, p + 1) = r;
     }
-  const std::size_t nd = config.sensors.size();
-  const std::size_t nm = config.sources.size();
-  Matrix b(nd, points);
-  for (std::size_t i = 0; i < nd; ++i)
-    b(i, static_cast<std::size_t>(config.sensors[i])) = 1;
-  Matrix c(points, nm);
-  for (std::size_t j = 0; j < nm; ++j)
-    c(static_cast<std::size_t>(config.sources[j]), j) = config.dt;
-
-  Matrix a_power(points, points);  // A^q, then A^s
-  for (std::size_t p = 0; p < points; ++p)
-    a_power(p, p) = 1;
-  Matrix sum(points, points);  // S
-  for (index_t q = 0; q < config.substeps; ++q) {
-    for (std::size_t k = 0; k < sum.values.size(); ++k)
-      sum.values[k] += a_power.values[k];
-    a_power = multiply(a, a_power);
-  }
-
-  const auto nt = static_cast<std::size_t>(config.nt);
-  std::vector<double> kernels(nd * nm * nt);
-  Matrix power_times_c = multiply(sum, c);  // (A^s)^t S C
-  for (std::size_t t = 0; t < nt; ++t) {
-    const Matrix block = multiply(b, power_times_c);
-    for (std::size_t i = 0; i < nd; ++i)
-      for (std::size_t j = 0; j < nm; ++j)
-        kernels[(i * nm + j) * nt + t] = block(i, j);
-    power_times_c = multiply(a_power, power_times_c);
-  }
-  return kernels;
+  // B samples the sensor points, C has the gain dt at the source points (m is a source rate).
+  return dense_lti_kernels(a, config, [&](std::size_t) { return config.dt; });
 }
 
 // d[i][k] = sum_{s<=k} sum_j F_{k-s}[i][j] m[j][s], straight from the kernels.
@@ -132,17 +63,6 @@ std::vector<double> causal_convolution(const std::vector<double>& kernels, const
         for (std::size_t j = 0; j < nm; ++j)
           d[i * nt + k] += kernels[(i * nm + j) * nt + (k - s)] * m[j * nt + s];
   return d;
-}
-
-// Runs `action`, expects a shiftop::Error whose message contains `expected`.
-void expect_error(const std::function<void()>& action, const std::string& expected) {
-  try {
-    action();
-    ADD_FAILURE() << "no shiftop::Error raised; expected one mentioning '" << expected << "'";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos)
-        << "message '" << error.what() << "' does not mention '" << expected << "'";
-  }
 }
 
 TEST(Heat2d, KernelsMatchDenseProductOnTinyGrids) {
@@ -191,16 +111,8 @@ TEST(Heat2d, AdjointIdentity) {
   for (const index_t substeps : {1, 4}) {
     const Heat2d model = Heat2d::with_default_layout(10, 7, 4, 50, substeps);
     const Shape shape = model.shape();
-    const std::vector<double> m = random_vector(shape.nm * shape.nt, 2);
-    const std::vector<double> d = random_vector(shape.nd * shape.nt, 3);
-    std::vector<double> fm(d.size());
-    std::vector<double> ftd(m.size());
-    model.apply_forward(m, fm);
-    model.apply_adjoint(d, ftd);
-    const double lhs = dot(fm, d);
-    const double rhs = dot(m, ftd);
-    EXPECT_LT(std::abs(lhs - rhs), 1e-12 * norm(fm) * norm(d))
-        << lhs << " vs " << rhs << ", substeps = " << substeps;
+    expect_adjoint_identity(model, random_vector(shape.nm * shape.nt, 2),
+                            random_vector(shape.nd * shape.nt, 3));
   }
 }
 
@@ -272,70 +184,21 @@ TEST(Heat2d, DefaultLayoutSeparatesSourcesAndSensors) {
 }
 
 TEST(Heat2d, RejectsBadInput) {
-  const auto config = [] {
-    return Heat2dConfig{.n = 6, .nt = 10, .sources = {0, 5}, .sensors = {30}};
-  };
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.dt = 1.01 * Heat2d::max_stable_dt(c.n, c.kappa);
-        Heat2d{c};
-      },
-      "unstable for explicit Euler");
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.sources.push_back(36);
-        Heat2d{c};
-      },
-      "source 2 is grid point 36, outside 0..35");
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.sensors = {-1};
-        Heat2d{c};
-      },
-      "sensor 0 is grid point -1");
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.sensors.clear();
-        Heat2d{c};
-      },
-      "no sensors");
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.n = 0;
-        Heat2d{c};
-      },
-      "n = 0");
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.kappa = -1;
-        Heat2d{c};
-      },
-      "kappa");
-  expect_error(
-      [&] {
-        Heat2dConfig c = config();
-        c.substeps = 0;
-        Heat2d{c};
-      },
-      "substeps = 0 must be at least 1");
+  const Heat2dConfig config{.n = 6, .nt = 10, .sources = {0, 5}, .sensors = {30}};
+  const auto expect_config_error = config_error_checker<Heat2d>(config);
+  expect_config_error([](Heat2dConfig& c) { c.dt = 1.01 * Heat2d::max_stable_dt(c.n, c.kappa); },
+                      "unstable for explicit Euler");
+  expect_config_error([](Heat2dConfig& c) { c.sources.push_back(36); },
+                      "source 2 is grid point 36, outside 0..35");
+  expect_config_error([](Heat2dConfig& c) { c.sensors = {-1}; }, "sensor 0 is grid point -1");
+  expect_config_error([](Heat2dConfig& c) { c.sensors.clear(); }, "no sensors");
+  expect_config_error([](Heat2dConfig& c) { c.n = 0; }, "n = 0");
+  expect_config_error([](Heat2dConfig& c) { c.kappa = -1; }, "kappa");
+  expect_config_error([](Heat2dConfig& c) { c.substeps = 0; }, "substeps = 0 must be at least 1");
   expect_error([] { Heat2d::with_default_layout(4, 9, 1, 10); }, "expected 1..8 sources");
   expect_error([] { Heat2d::with_default_layout(4, 2, 1, 10, -2); }, "substeps = -2");
 
-  const Heat2d model{config()};  // nd = 1, nm = 2, nt = 10
-  std::vector<double> m(20);
-  std::vector<double> d(10);
-  std::vector<double> short_m(19);
-  std::vector<double> long_d(11);
-  expect_error([&] { model.apply_forward(short_m, d); }, "m has 19 entries, expected nm*nt");
-  expect_error([&] { model.apply_forward(m, long_d); }, "d has 11 entries, expected nd*nt");
-  expect_error([&] { model.apply_adjoint(long_d, m); }, "d has 11 entries, expected nd*nt");
-  expect_error([&] { model.apply_adjoint(d, short_m); }, "m has 19 entries, expected nm*nt");
+  expect_vector_size_errors(Heat2d{config});  // nd = 1, nm = 2, nt = 10
 }
 
 }  // namespace

@@ -7,42 +7,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <set>
-#include <string>
 #include <utility>
 #include <vector>
 
+#include "models/model_test_support.hpp"
 #include "shiftop/btt/plan.hpp"
-#include "shiftop/core/error.hpp"
 #include "support/dense_reference.hpp"
 
 namespace shiftop::models {
 namespace {
 
-using testing::dot;
-using testing::norm;
+using namespace model_testing;
 using testing::random_vector;
-using testing::relative_error;
-
-// Dense row-major matrix, just enough for the reference B (A^s)^t S C.
-struct Matrix {
-  Matrix(std::size_t rows_, std::size_t cols_) : rows(rows_), cols(cols_), values(rows_ * cols_) {}
-  double& operator()(std::size_t i, std::size_t j) { return values[i * cols + j]; }
-  double operator()(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
-  std::size_t rows;
-  std::size_t cols;
-  std::vector<double> values;
-};
-
-Matrix multiply(const Matrix& a, const Matrix& b) {
-  Matrix c(a.rows, b.cols);
-  for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t k = 0; k < a.cols; ++k)
-      for (std::size_t j = 0; j < b.cols; ++j)
-        c(i, j) += a(i, k) * b(k, j);
-  return c;
-}
 
 // The wave speed of grid row `row` from the configuration's layers.
 double speed_of_row(const Wave2dConfig& config, index_t row) {
@@ -84,37 +61,8 @@ std::vector<double> dense_kernels(const Wave2d& model) {
       step(p, points + p) = -b[p];
       step(points + p, p) = 1;
     }
-  const std::size_t nd = config.sensors.size();
-  const std::size_t nm = config.sources.size();
-  Matrix observe(nd, 2 * points);
-  for (std::size_t i = 0; i < nd; ++i)
-    observe(i, static_cast<std::size_t>(config.sensors[i])) = 1;
-  Matrix inject(2 * points, nm);
-  for (std::size_t j = 0; j < nm; ++j) {
-    const auto p = static_cast<std::size_t>(config.sources[j]);
-    inject(p, j) = dt * dt / (h * h) * a[p];
-  }
-
-  Matrix step_power(2 * points, 2 * points);  // A^q, then A^s
-  for (std::size_t p = 0; p < 2 * points; ++p)
-    step_power(p, p) = 1;
-  Matrix sum(2 * points, 2 * points);  // S
-  for (index_t q = 0; q < config.substeps; ++q) {
-    for (std::size_t k = 0; k < sum.values.size(); ++k)
-      sum.values[k] += step_power.values[k];
-    step_power = multiply(step, step_power);
-  }
-  const auto nt = static_cast<std::size_t>(config.nt);
-  std::vector<double> kernels(nd * nm * nt);
-  Matrix power_times_c = multiply(sum, inject);  // (A^s)^t S C
-  for (std::size_t t = 0; t < nt; ++t) {
-    const Matrix block = multiply(observe, power_times_c);
-    for (std::size_t i = 0; i < nd; ++i)
-      for (std::size_t j = 0; j < nm; ++j)
-        kernels[(i * nm + j) * nt + t] = block(i, j);
-    power_times_c = multiply(step_power, power_times_c);
-  }
-  return kernels;
+  // B = [Q 0], C = [(dt^2/h^2) D_a P; 0].
+  return dense_lti_kernels(step, config, [&](std::size_t p) { return dt * dt / (h * h) * a[p]; });
 }
 
 // The first block column by nm forward solves: column j of every F_t is the response to a unit
@@ -135,17 +83,6 @@ std::vector<double> impulse_responses(const Wave2d& model) {
         kernels[(i * nm + j) * nt + t] = d[i * nt + t];
   }
   return kernels;
-}
-
-// Runs `action`, expects a shiftop::Error whose message contains `expected`.
-void expect_error(const std::function<void()>& action, const std::string& expected) {
-  try {
-    action();
-    ADD_FAILURE() << "no shiftop::Error raised; expected one mentioning '" << expected << "'";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos)
-        << "message '" << error.what() << "' does not mention '" << expected << "'";
-  }
 }
 
 // Small models covering the sponge, a layered medium, the stability limit and substeps.
@@ -232,16 +169,8 @@ TEST(Wave2d, AdjointIdentity) {
     config.dt = 0;
     const Wave2d model{config};
     const Shape shape = model.shape();
-    const std::vector<double> m = random_vector(static_cast<std::size_t>(shape.nm * shape.nt), 2);
-    const std::vector<double> d = random_vector(static_cast<std::size_t>(shape.nd * shape.nt), 3);
-    std::vector<double> fm(d.size());
-    std::vector<double> ftd(m.size());
-    model.apply_forward(m, fm);
-    model.apply_adjoint(d, ftd);
-    const double lhs = dot(fm, d);
-    const double rhs = dot(m, ftd);
-    EXPECT_LT(std::abs(lhs - rhs), 1e-12 * norm(fm) * norm(d))
-        << lhs << " vs " << rhs << ", substeps = " << substeps;
+    expect_adjoint_identity(model, random_vector(static_cast<std::size_t>(shape.nm * shape.nt), 2),
+                            random_vector(static_cast<std::size_t>(shape.nd * shape.nt), 3));
   }
 }
 
@@ -361,19 +290,9 @@ TEST(Wave2d, DefaultLayoutSeparatesSourcesAndSensorsClearOfTheSponge) {
 }
 
 TEST(Wave2d, RejectsBadInput) {
-  const auto config = [] {
-    return Wave2dConfig{.n = 6, .nt = 10, .sources = {0, 5}, .sensors = {30}, .sponge_width = 2};
-  };
-  const auto expect_config_error = [&](const std::function<void(Wave2dConfig&)>& edit,
-                                       const std::string& expected) {
-    expect_error(
-        [&] {
-          Wave2dConfig c = config();
-          edit(c);
-          Wave2d{c};
-        },
-        expected);
-  };
+  const Wave2dConfig config{
+      .n = 6, .nt = 10, .sources = {0, 5}, .sensors = {30}, .sponge_width = 2};
+  const auto expect_config_error = config_error_checker<Wave2d>(config);
   expect_config_error([](Wave2dConfig& c) { c.dt = 1.01 * Wave2d::max_stable_dt(c.n, 1.0); },
                       "is unstable for leapfrog: the CFL condition needs dt <= h/(c_max*sqrt(2))");
   // The limit follows the fastest layer.
@@ -413,15 +332,7 @@ TEST(Wave2d, RejectsBadInput) {
   expect_error([] { Wave2d::with_default_layout(8, 1, 0, 10); }, "expected 1..8 sensors");
   expect_error([] { Wave2d::with_default_layout(8, 2, 1, 10, -2); }, "substeps = -2");
 
-  const Wave2d model{config()};  // nd = 1, nm = 2, nt = 10
-  std::vector<double> m(20);
-  std::vector<double> d(10);
-  std::vector<double> short_m(19);
-  std::vector<double> long_d(11);
-  expect_error([&] { model.apply_forward(short_m, d); }, "m has 19 entries, expected nm*nt");
-  expect_error([&] { model.apply_forward(m, long_d); }, "d has 11 entries, expected nd*nt");
-  expect_error([&] { model.apply_adjoint(long_d, m); }, "d has 11 entries, expected nd*nt");
-  expect_error([&] { model.apply_adjoint(d, short_m); }, "m has 19 entries, expected nm*nt");
+  expect_vector_size_errors(Wave2d{config});  // nd = 1, nm = 2, nt = 10
 }
 
 }  // namespace

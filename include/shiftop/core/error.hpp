@@ -1,4 +1,4 @@
-// The one exception type of shiftop and the checks that raise it (DESIGN.md, Conventions).
+// The one exception type of shiftop and the checks that raise it (docs/architecture.md, section 8).
 #pragma once
 
 #include <fmt/format.h>

@@ -33,7 +33,7 @@ class DeviceSpace;
 /// Seconds and message sizes of the last apply on this rank. A collective's time includes its
 /// FP32 casts and the time spent waiting for slower ranks; bytes are what this rank's buffer
 /// held, summed over the groups of right-hand sides. On GPUs the times are measured only with
-/// PlanOptions::profile (which synchronises around every phase) and are zero otherwise.
+/// GpuOptions::profile (which synchronises around every phase) and are zero otherwise.
 struct DistributedPhaseTimes {
   double broadcast = 0, allreduce = 0, reduce = 0;
   double broadcast_bytes = 0, allreduce_bytes = 0, reduce_bytes = 0;
@@ -77,8 +77,10 @@ class DistributedPlan {
   /// partition().rows(i) x cols(j) (empty when the rank owns no blocks). Every rank passes the
   /// same shape and options (backend, precision, max_rhs); `grid` must outlive the plan. If the
   /// input is bad on any rank, every rank throws shiftop::Error naming the first such rank.
-  /// Backend::Cuda (built with NCCL): each rank runs on GPU node_rank() modulo the GPUs it sees,
-  /// whatever options.device says; every rank of a grid row or column needs a GPU of its own.
+  /// Backend::Cuda (built with NCCL): each rank runs on options.gpu.context when given (its local
+  /// plan, casts and NCCL collectives all on that context's stream), else on a new context on GPU
+  /// node_rank() modulo the GPUs it sees, whatever options.gpu.device says; every rank of a grid
+  /// row or column needs a GPU of its own.
   static DistributedPlan create(const Grid& grid, const Shape& shape,
                                 std::span<const double> local_kernels,
                                 const btt::PlanOptions& options = {});

@@ -12,11 +12,11 @@
 // row-major, p = row*n + col. F is block lower-triangular Toeplitz with F_t = B (A^s)^t S C.
 #pragma once
 
-#include <span>
+#include <string_view>
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
-#include "shiftop/models/lti_stepping.hpp"
+#include "shiftop/models/grid2d.hpp"
 
 namespace shiftop::models {
 
@@ -37,7 +37,9 @@ struct Heat2dConfig {
   index_t substeps = 1;
 };
 
-class Heat2d {
+/// config(), shape(), observation_interval(), kernels(), apply_forward() and apply_adjoint() come
+/// from Grid2dModel (shiftop/models/grid2d.hpp).
+class Heat2d : public Grid2dModel<Heat2d, Heat2dConfig> {
  public:
   /// Validates the configuration and resolves dt = 0 to the default; throws shiftop::Error on a
   /// non-positive size, kappa or substeps, an unstable dt, an out-of-range grid point, or no
@@ -52,37 +54,19 @@ class Heat2d {
   /// Explicit Euler is stable (and A entrywise nonnegative) iff dt <= h^2/(4*kappa).
   static double max_stable_dt(index_t n, double kappa);
 
-  /// The configuration with dt resolved.
-  const Heat2dConfig& config() const { return config_; }
-  /// {nd = sensors, nm = sources, nt}.
-  Shape shape() const;
-
-  /// The first block column, double[nd][nm][nt] (SOTI): kernels[i][j][t] = (B (A^s)^t S C)_ij.
-  std::vector<double> kernels() const;
-
-  /// d = F m by forward time stepping; m is [nm][nt], d is [nd][nt] (SOTI).
-  void apply_forward(std::span<const double> m, std::span<double> d) const;
-  /// m = F^T d by backward (adjoint) time stepping; d is [nd][nt], m is [nm][nt] (SOTI).
-  void apply_adjoint(std::span<const double> d, std::span<double> m) const;
-
  private:
-  /// Side of the state array: the n x n interior plus a zero halo for the Dirichlet boundary.
-  index_t padded_side() const { return config_.n + 2; }
-  /// The sources, gains and sensors for the shared time stepping (models/lti_stepping.hpp).
-  LtiPorts ports() const;
+  friend class Grid2dModel<Heat2d, Heat2dConfig>;
+  static constexpr std::string_view kName = "heat2d";
+
   /// out = A in on padded states (the halo of `out` is never written, so it stays zero).
   void step(const double* in, double* out) const;
   /// out = A^T in.
   void step_transposed(const double* in, double* out) const;
 
-  Heat2dConfig config_;
   /// dt*kappa/h^2: the weight of each neighbour in A.
   double coupling_ = 0.0;
-  /// Sources and sensors as offsets into the padded state array.
-  std::vector<index_t> source_offsets_;
-  std::vector<index_t> sensor_offsets_;
-  /// C's entry of each source: dt (m is a source rate).
-  std::vector<double> source_gain_;
 };
+
+extern template class Grid2dModel<Heat2d, Heat2dConfig>;
 
 }  // namespace shiftop::models

@@ -26,11 +26,11 @@
 // are numbered row-major, p = row*n + col.
 #pragma once
 
-#include <span>
+#include <string_view>
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
-#include "shiftop/models/lti_stepping.hpp"
+#include "shiftop/models/grid2d.hpp"
 
 namespace shiftop::models {
 
@@ -64,7 +64,9 @@ struct Wave2dConfig {
   double sponge_damping = 0.0;
 };
 
-class Wave2d {
+/// config(), shape(), observation_interval(), kernels(), apply_forward() and apply_adjoint() come
+/// from Grid2dModel (shiftop/models/grid2d.hpp).
+class Wave2d : public Grid2dModel<Wave2d, Wave2dConfig> {
  public:
   /// Validates the configuration and resolves dt = 0 and sponge_damping = 0 to their defaults;
   /// throws shiftop::Error on a non-positive size, speed or substeps, badly ordered layers, an
@@ -82,43 +84,27 @@ class Wave2d {
   /// sigma >= 0 (a finite grid's exact limit is slightly larger).
   static double max_stable_dt(index_t n, double max_speed);
 
-  /// The configuration with dt and sponge_damping resolved.
-  const Wave2dConfig& config() const { return config_; }
-  /// {nd = sensors, nm = sources, nt}.
-  Shape shape() const;
   /// Largest wave speed of the medium.
   double max_speed() const;
-  /// Time between observations, substeps*dt.
-  double observation_interval() const { return static_cast<double>(config_.substeps) * config_.dt; }
-
-  /// The first block column, double[nd][nm][nt] (SOTI): kernels[i][j][t] = (B (A^s)^t S C)_ij.
-  std::vector<double> kernels() const;
-
-  /// d = F m by forward time stepping; m is [nm][nt], d is [nd][nt] (SOTI).
-  void apply_forward(std::span<const double> m, std::span<double> d) const;
-  /// m = F^T d by backward (adjoint) time stepping; d is [nd][nt], m is [nm][nt] (SOTI).
-  void apply_adjoint(std::span<const double> d, std::span<double> m) const;
 
  private:
-  /// Side of the state arrays: the n x n interior plus a zero halo for the Dirichlet boundary.
-  index_t padded_side() const { return config_.n + 2; }
-  /// The sources, gains and sensors for the shared time stepping (models/lti_stepping.hpp).
-  LtiPorts ports() const;
+  friend class Grid2dModel<Wave2d, Wave2dConfig>;
+  static constexpr std::string_view kName = "wave2d";
+
   /// One leapfrog step without source: `older` holds u^{n-1} on entry and u^{n+1} on return.
   void step(const double* current, double* older) const;
   /// The same for A^T on the adjoint pair (p, q = -D_b p_prev): `older` holds p_prev, then p_new.
+  /// B^T and C^T only touch the adjoint state's first component p, and the kernels' z_0 = (e_i, 0)
+  /// starts with p_prev = 0, so the shared time stepping's two buffers hold p and p_prev.
   void step_transposed(const double* current, double* older) const;
 
-  Wave2dConfig config_;
   /// Per padded grid point: A's top-left block is diag(centre_) + diag(neighbour_) * (4-neighbour
   /// sum), its top-right block -diag(lag_).
   std::vector<double> centre_;
   std::vector<double> neighbour_;
   std::vector<double> lag_;
-  /// Sources and sensors as offsets into the padded arrays; source_gain_[j] = (C)_{x_j, j}.
-  std::vector<index_t> source_offsets_;
-  std::vector<index_t> sensor_offsets_;
-  std::vector<double> source_gain_;
 };
+
+extern template class Grid2dModel<Wave2d, Wave2dConfig>;
 
 }  // namespace shiftop::models

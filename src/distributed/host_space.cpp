@@ -2,23 +2,21 @@
 #include <algorithm>
 #include <span>
 
+#include "backend/cpu/cast.hpp"
 #include "core/aligned_buffer.hpp"
 #include "shiftop/distributed/memory_space.hpp"
 
 namespace shiftop::distributed {
 namespace {
 
-template <typename From, typename To>
-void cast(const From* from, To* to, index_t count) {
-#pragma omp parallel for schedule(static) if (count > (index_t{1} << 16))
-  for (index_t k = 0; k < count; ++k)
-    to[k] = static_cast<To>(from[k]);
-}
-
 class HostSpace final : public MemorySpace {
  public:
-  void convert(const double* from, float* to, index_t count) override { cast(from, to, count); }
-  void convert(const float* from, double* to, index_t count) override { cast(from, to, count); }
+  void convert(const double* from, float* to, index_t count) override {
+    cpu::cast(from, to, count);
+  }
+  void convert(const float* from, double* to, index_t count) override {
+    cpu::cast(from, to, count);
+  }
   void fill_zero(double* values, index_t count) override { std::fill(values, values + count, 0.0); }
   void apply(btt::Plan& plan, btt::Op op, const double* x, double* y, index_t nrhs) override {
     const Shape& s = plan.shape();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "backend/cpu/cast.hpp"
 #include "btt/cpu/engine.hpp"
 #include "btt/engines.hpp"
 #include "btt/kernel_spectrum.hpp"
@@ -71,10 +72,8 @@ void CpuEngine::set_precision(const PrecisionConfig& precision) {
   }
   if (precision[Phase::Gemv] == Precision::Single && spectrum32_.size() == 0) {
     spectrum32_ = AlignedBuffer<float>(spectrum64_.size());
-    const auto n = static_cast<index_t>(spectrum64_.size());
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (index_t k = 0; k < n; ++k)
-      spectrum32_[k] = static_cast<float>(spectrum64_[k]);
+    cpu::cast(spectrum64_.data(), spectrum32_.data(), static_cast<index_t>(spectrum64_.size()),
+              threads_);
   } else if (precision[Phase::Gemv] == Precision::Double) {
     spectrum32_ = AlignedBuffer<float>();
   }

@@ -9,17 +9,20 @@
 
 namespace shiftop::btt {
 
-std::unique_ptr<Engine> make_cpu_engine(std::span<const double> first_column,
-                                        std::span<const double> first_row, const Shape& shape,
-                                        const PlanOptions& options,
-                                        const PrecisionConfig& precision);
+/// What every engine is built from (Plan::create and create_general have checked it): the first
+/// block column and row (empty for a block-triangular operator) of the kernels.
+struct EngineInputs {
+  std::span<const double> first_column, first_row;
+  const Shape& shape;
+  const PlanOptions& options;
+  const PrecisionConfig& precision;
+};
+
+std::unique_ptr<Engine> make_cpu_engine(const EngineInputs& inputs);
 
 /// Builds the GPU engine on options.gpu.context (or a new context on options.gpu.device); throws
 /// shiftop::Error when shiftop was built without CUDA, there is no such device, or the plan does
 /// not fit in its free memory.
-std::unique_ptr<Engine> make_cuda_engine(std::span<const double> first_column,
-                                         std::span<const double> first_row, const Shape& shape,
-                                         const PlanOptions& options,
-                                         const PrecisionConfig& precision);
+std::unique_ptr<Engine> make_cuda_engine(const EngineInputs& inputs);
 
 }  // namespace shiftop::btt

@@ -1,22 +1,18 @@
 // The operations of a block Toeplitz plan (include/shiftop/btt/op.hpp).
 #include "shiftop/btt/op.hpp"
 
+#include <array>
+
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {
 
+namespace {
+constexpr std::array<std::string_view, 4> kOpNames = {"F", "Fadj", "FadjF", "FFadj"};
+}
+
 std::string_view to_string(Op op) {
-  switch (op) {
-    case Op::F:
-      return "F";
-    case Op::Fadj:
-      return "Fadj";
-    case Op::FadjF:
-      return "FadjF";
-    case Op::FFadj:
-      return "FFadj";
-  }
-  return "?";
+  return kOpNames[static_cast<std::size_t>(op)];
 }
 
 Op parse_op(std::string_view text) {

@@ -28,12 +28,9 @@ void check_options(const PlanOptions& options, const Shape& shape) {
           length, padded_length(shape));
 }
 
-std::unique_ptr<Engine> make_engine(std::span<const double> first_column,
-                                    std::span<const double> first_row, const Shape& shape,
-                                    const PlanOptions& options, const PrecisionConfig& precision) {
-  if (options.backend == Backend::Cuda)
-    return make_cuda_engine(first_column, first_row, shape, options, precision);
-  return make_cpu_engine(first_column, first_row, shape, options, precision);
+std::unique_ptr<Engine> make_engine(const EngineInputs& inputs) {
+  return inputs.options.backend == Backend::Cuda ? make_cuda_engine(inputs)
+                                                 : make_cpu_engine(inputs);
 }
 
 bool overlaps(const double* a, std::size_t na, const double* b, std::size_t nb) {
@@ -73,8 +70,7 @@ Plan Plan::create(std::span<const double> kernels, const Shape& shape, const Pla
   check_kernel_size(kernels, shape, "kernel array");
   check_options(options, shape);
   const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
-  return Plan(shape, true, precision,
-              make_engine(kernels, std::span<const double>{}, shape, options, precision));
+  return Plan(shape, true, precision, make_engine({kernels, {}, shape, options, precision}));
 }
 
 Plan Plan::create_general(std::span<const double> first_column, std::span<const double> first_row,
@@ -92,7 +88,7 @@ Plan Plan::create_general(std::span<const double> first_column, std::span<const 
   }
   const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
   return Plan(shape, false, precision,
-              make_engine(first_column, first_row, shape, options, precision));
+              make_engine({first_column, first_row, shape, options, precision}));
 }
 
 void Engine::apply_device(Op, const double*, double*, index_t, void*) {

@@ -1,19 +1,14 @@
 #include "shiftop/distributed/bus_bandwidth.hpp"
 
+#include <array>
+
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::distributed {
 
 std::string_view to_string(Collective collective) {
-  switch (collective) {
-    case Collective::Broadcast:
-      return "broadcast";
-    case Collective::Reduce:
-      return "reduce";
-    case Collective::AllReduce:
-      return "allreduce";
-  }
-  fail("unknown collective");
+  constexpr std::array<std::string_view, 3> names = {"broadcast", "reduce", "allreduce"};
+  return names[static_cast<std::size_t>(collective)];
 }
 
 double bus_bandwidth_factor(Collective collective, int ranks) {

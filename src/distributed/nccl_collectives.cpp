@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backend/cuda/check.hpp"
-#include "shiftop/core/error.hpp"
 #include "distributed/mpi_check.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::distributed {
 namespace {
@@ -82,33 +82,37 @@ NcclCollectives::~NcclCollectives() {
 }
 
 // The root of every axis is rank 0 of its communicator: Grid ranks rows by j and columns by i.
+/// Runs `collective(comm, stream)` on the communicator of `axis` and checks it; nothing when the
+/// axis has one rank or there is nothing to send.
+template <typename Collective>
+void NcclCollectives::on_axis(Axis axis, std::size_t count, const char* what,
+                              Collective&& collective) {
+  ncclComm* comm = communicator(axis);
+  if (comm == nullptr || count == 0) return;
+  check_nccl(collective(comm, static_cast<cudaStream_t>(stream_)), what);
+}
+
 // Every operation is in place; NCCL reads the root's buffer only, for a broadcast, and writes
 // the root's buffer only, for a reduce.
 
 void NcclCollectives::broadcast_values(void* buffer, std::size_t count, Precision type, Axis axis) {
-  ncclComm* comm = communicator(axis);
-  if (comm == nullptr || count == 0) return;
-  check_nccl(ncclBroadcast(buffer, buffer, count, datatype(type), 0, comm,
-                           static_cast<cudaStream_t>(stream_)),
-             "ncclBroadcast");
+  on_axis(axis, count, "ncclBroadcast", [&](ncclComm* comm, cudaStream_t stream) {
+    return ncclBroadcast(buffer, buffer, count, datatype(type), 0, comm, stream);
+  });
 }
 
 void NcclCollectives::reduce_sum_values(void* buffer, std::size_t count, Precision type,
                                         Axis axis) {
-  ncclComm* comm = communicator(axis);
-  if (comm == nullptr || count == 0) return;
-  check_nccl(ncclReduce(buffer, buffer, count, datatype(type), ncclSum, 0, comm,
-                        static_cast<cudaStream_t>(stream_)),
-             "ncclReduce");
+  on_axis(axis, count, "ncclReduce", [&](ncclComm* comm, cudaStream_t stream) {
+    return ncclReduce(buffer, buffer, count, datatype(type), ncclSum, 0, comm, stream);
+  });
 }
 
 void NcclCollectives::allreduce_sum_values(void* buffer, std::size_t count, Precision type,
                                            Axis axis) {
-  ncclComm* comm = communicator(axis);
-  if (comm == nullptr || count == 0) return;
-  check_nccl(ncclAllReduce(buffer, buffer, count, datatype(type), ncclSum, comm,
-                           static_cast<cudaStream_t>(stream_)),
-             "ncclAllReduce");
+  on_axis(axis, count, "ncclAllReduce", [&](ncclComm* comm, cudaStream_t stream) {
+    return ncclAllReduce(buffer, buffer, count, datatype(type), ncclSum, comm, stream);
+  });
 }
 
 }  // namespace shiftop::distributed

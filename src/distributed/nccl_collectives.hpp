@@ -31,6 +31,8 @@ class NcclCollectives final : public Collectives {
   /// The communicator of `axis`, null when the axis has one rank (every collective is then a
   /// no-op: the root's buffer already holds the result).
   ncclComm* communicator(Axis axis) const { return axis == Axis::Row ? row_ : column_; }
+  template <typename Collective>
+  void on_axis(Axis axis, std::size_t count, const char* what, Collective&& collective);
 
   void* stream_;
   ncclComm* row_ = nullptr;

@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <mutex>
+#include <type_traits>
 
 #include "shiftop/core/error.hpp"
 
@@ -23,31 +24,28 @@ void init_fftw_threads_once() {
   });
 }
 
+/// The first argument for FP32, the second for FP64.
+template <typename T, typename Single, typename Double>
+constexpr auto pick(Single single, Double dbl) {
+  if constexpr (std::is_same_v<T, float>)
+    return single;
+  else
+    return dbl;
+}
+
+/// FFTW's single (fftwf_) or double (fftw_) precision interface for T.
 template <typename T>
-struct Fftw;
-
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  static constexpr auto plan_many_r2c = fftw_plan_many_dft_r2c;
-  static constexpr auto plan_many_c2r = fftw_plan_many_dft_c2r;
-  static constexpr auto execute_r2c = fftw_execute_dft_r2c;
-  static constexpr auto execute_c2r = fftw_execute_dft_c2r;
-  static constexpr auto destroy = fftw_destroy_plan;
-  static constexpr auto plan_with_nthreads = fftw_plan_with_nthreads;
-};
-
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  static constexpr auto plan_many_r2c = fftwf_plan_many_dft_r2c;
-  static constexpr auto plan_many_c2r = fftwf_plan_many_dft_c2r;
-  static constexpr auto execute_r2c = fftwf_execute_dft_r2c;
-  static constexpr auto execute_c2r = fftwf_execute_dft_c2r;
-  static constexpr auto destroy = fftwf_destroy_plan;
-  static constexpr auto plan_with_nthreads = fftwf_plan_with_nthreads;
+struct Fftw {
+  static constexpr bool kSingle = std::is_same_v<T, float>;
+  using plan = std::conditional_t<kSingle, fftwf_plan, fftw_plan>;
+  using complex = std::conditional_t<kSingle, fftwf_complex, fftw_complex>;
+  static constexpr auto plan_many_r2c = pick<T>(fftwf_plan_many_dft_r2c, fftw_plan_many_dft_r2c);
+  static constexpr auto plan_many_c2r = pick<T>(fftwf_plan_many_dft_c2r, fftw_plan_many_dft_c2r);
+  static constexpr auto execute_r2c = pick<T>(fftwf_execute_dft_r2c, fftw_execute_dft_r2c);
+  static constexpr auto execute_c2r = pick<T>(fftwf_execute_dft_c2r, fftw_execute_dft_c2r);
+  static constexpr auto destroy = pick<T>(fftwf_destroy_plan, fftw_destroy_plan);
+  static constexpr auto plan_with_nthreads =
+      pick<T>(fftwf_plan_with_nthreads, fftw_plan_with_nthreads);
 };
 
 }  // namespace

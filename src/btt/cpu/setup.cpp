@@ -92,11 +92,9 @@ PlanChoices CpuEngine::choices() const {
   return {.fft_length = padded_length(shape_), .passes = {pass, pass}};
 }
 
-std::unique_ptr<Engine> make_cpu_engine(std::span<const double> first_column,
-                                        std::span<const double> first_row, const Shape& shape,
-                                        const PlanOptions& options,
-                                        const PrecisionConfig& precision) {
-  return std::make_unique<CpuEngine>(first_column, first_row, shape, options, precision);
+std::unique_ptr<Engine> make_cpu_engine(const EngineInputs& in) {
+  return std::make_unique<CpuEngine>(in.first_column, in.first_row, in.shape, in.options,
+                                     in.precision);
 }
 
 }  // namespace shiftop::btt

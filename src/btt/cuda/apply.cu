@@ -21,33 +21,24 @@ const complex_t<T>* CudaEngine::twiddles() const {
 }
 
 template <typename T>
-void CudaEngine::forward_cufft(index_t blocks, index_t n) {
+void CudaEngine::execute_cufft(cuda::FftKind kind, index_t blocks, index_t n) {
   CufftPlans<T>& plans = *cufft_plans<T>();
   const bool nm_blocks = blocks == shape_.nm;
+  // Forward: padded series -> input spectra; inverse: output spectra in place.
+  const bool forward = kind == cuda::FftKind::Forward;
+  const cuda::DeviceMemory& spectra = forward ? input_spectra_ : output_spectra_;
+  const auto out = [&](index_t r) -> void* {
+    return spectra.as<complex_t<T>>() + r * blocks * nw_;
+  };
+  const auto in = [&](index_t r) -> void* {
+    return forward ? static_cast<void*>(padded_.as<T>() + r * blocks * length_) : out(r);
+  };
   if (n == 1 || n == group_size_) {
-    plans.get(cuda::FftKind::Forward, nm_blocks, n != 1)
-        .execute(padded_.as<void>(), input_spectra_.as<void>());
+    plans.get(kind, nm_blocks, n != 1).execute(in(0), out(0));
     return;
   }
   for (index_t r = 0; r < n; ++r)
-    plans.get(cuda::FftKind::Forward, nm_blocks, false)
-        .execute(padded_.as<T>() + r * blocks * length_,
-                 input_spectra_.as<complex_t<T>>() + r * blocks * nw_);
-}
-
-template <typename T>
-void CudaEngine::inverse_cufft(index_t blocks, index_t n) {
-  CufftPlans<T>& plans = *cufft_plans<T>();
-  const bool nm_blocks = blocks == shape_.nm;
-  if (n == 1 || n == group_size_) {
-    plans.get(cuda::FftKind::Inverse, nm_blocks, n != 1)
-        .execute(output_spectra_.as<void>(), output_spectra_.as<void>());
-    return;
-  }
-  for (index_t r = 0; r < n; ++r) {
-    complex_t<T>* series = output_spectra_.as<complex_t<T>>() + r * blocks * nw_;
-    plans.get(cuda::FftKind::Inverse, nm_blocks, false).execute(series, series);
-  }
+    plans.get(kind, nm_blocks, false).execute(in(r), out(r));
 }
 
 bool CudaEngine::inverse_reads_frequency_major(bool adjoint, index_t n) const {
@@ -143,7 +134,7 @@ void CudaEngine::pass(bool adjoint, const double* x, double* y, index_t n) {
       } else {
         cuda::pad_and_cast<T1, T2>(x, padded_.as<T2>(), n * in_b, shape_.nt, length_, stream());
         mark(kPadded);
-        forward_cufft<T2>(in_b, n);
+        execute_cufft<T2>(cuda::FftKind::Forward, in_b, n);
       }
       mark(kTransformed);
     });
@@ -166,7 +157,7 @@ void CudaEngine::pass(bool adjoint, const double* x, double* y, index_t n) {
                                                 from_gemm);
         mark(kTransformedBack);
       } else {
-        inverse_cufft<T4>(out_b, n);
+        execute_cufft<T4>(cuda::FftKind::Inverse, out_b, n);
         mark(kTransformedBack);
         cuda::unpad_and_cast<T4, T5>(output_spectra_.as<T4>(), 2 * nw_, y, n * out_b, shape_.nt,
                                      stream());

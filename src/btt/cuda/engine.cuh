@@ -111,10 +111,9 @@ class CudaEngine final : public Engine {
   void run(Op op, const double* x, double* y, index_t nrhs);
   /// One F or F* pass over n <= group_size_ right-hand sides.
   void pass(bool adjoint, const double* x, double* y, index_t n);
+  /// The cuFFT transforms of phase 2 (forward) or 4 (inverse) of a pass over n right-hand sides.
   template <typename T>
-  void forward_cufft(index_t blocks, index_t n);
-  template <typename T>
-  void inverse_cufft(index_t blocks, index_t n);
+  void execute_cufft(cuda::FftKind kind, index_t blocks, index_t n);
   template <typename T3, typename T2, typename T4>
   void multiply(bool adjoint, index_t n, bool frequency_major_output);
   /// Whether in a pass over n right-hand sides our inverse transform reads cuBLAS's

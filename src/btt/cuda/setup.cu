@@ -8,6 +8,7 @@
 #include "backend/cuda/layout_kernels.cuh"
 #include "backend/cuda/real_fft.cuh"
 #include "btt/cuda/engine.cuh"
+#include "btt/engines.hpp"
 
 namespace shiftop::btt {
 namespace {
@@ -229,11 +230,9 @@ void CudaEngine::set_gemv(GemvImplementation gemv) {
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 
-std::unique_ptr<Engine> make_cuda_engine(std::span<const double> first_column,
-                                         std::span<const double> first_row, const Shape& shape,
-                                         const PlanOptions& options,
-                                         const PrecisionConfig& precision) {
-  return std::make_unique<CudaEngine>(first_column, first_row, shape, options, precision);
+std::unique_ptr<Engine> make_cuda_engine(const EngineInputs& in) {
+  return std::make_unique<CudaEngine>(in.first_column, in.first_row, in.shape, in.options,
+                                      in.precision);
 }
 
 }  // namespace shiftop::btt

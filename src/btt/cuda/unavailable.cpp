@@ -4,8 +4,7 @@
 
 namespace shiftop::btt {
 
-std::unique_ptr<Engine> make_cuda_engine(std::span<const double>, std::span<const double>,
-                                         const Shape&, const PlanOptions&, const PrecisionConfig&) {
+std::unique_ptr<Engine> make_cuda_engine(const EngineInputs&) {
   fail("this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use the CPU backend");
 }
 

@@ -2,33 +2,16 @@
 // built without fmt (backend/cuda/check.hpp).
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <string>
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/context.cuh"
+#include "backend/cuda/layout_kernels.cuh"
+#include "backend/cuda/runtime.cuh"
 #include "distributed/device_space.hpp"
 
 namespace shiftop::distributed {
 namespace {
-
-constexpr int kThreads = 256;
-
-template <typename From, typename To>
-__global__ void cast_kernel(const From* __restrict__ from, To* __restrict__ to, index_t count) {
-  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < count;
-       k += index_t{gridDim.x} * blockDim.x)
-    to[k] = static_cast<To>(from[k]);  // round to nearest, as on the host
-}
-
-template <typename From, typename To>
-void cast(const From* from, To* to, index_t count, cudaStream_t stream) {
-  if (count == 0) return;
-  const index_t blocks =
-      std::clamp<index_t>((count + kThreads - 1) / kThreads, 1, index_t{1} << 16);
-  cast_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(from, to, count);
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
-}
 
 class CudaSpace final : public DeviceSpace {
  public:
@@ -51,11 +34,11 @@ class CudaSpace final : public DeviceSpace {
 
   void convert(const double* from, float* to, index_t count) override {
     activate();
-    cast(from, to, count, stream_);
+    cuda::cast(from, to, count, stream_);
   }
   void convert(const float* from, double* to, index_t count) override {
     activate();
-    cast(from, to, count, stream_);
+    cuda::cast(from, to, count, stream_);
   }
   void fill_zero(double* values, index_t count) override {
     if (count == 0) return;
@@ -98,7 +81,7 @@ class CudaSpace final : public DeviceSpace {
   }
   std::shared_ptr<gpu::Context> context_;
   int device_;
-  cudaStream_t stream_;
+  cuda::stream_t stream_;
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
 // the memory phases (mixed-precision paper, section 3.2).
 #pragma once
 
-#include <cuda_runtime.h>
+#include "backend/cuda/runtime.cuh"
 
 namespace shiftop::cuda {
 
@@ -53,10 +53,10 @@ inline constexpr int kPacket = static_cast<int>(16 / sizeof(complex_t<T>));
 /// out[0..kPacket) = p[0..kPacket) with one streaming 16-byte load (p 16-byte aligned): F^ is read
 /// once per apply, so it should not evict the vectors from L2.
 __device__ __forceinline__ void load_streaming(const double2* p, double2 (&out)[1]) {
-  out[0] = __ldcs(p);
+  out[0] = load_streaming_once(p);
 }
 __device__ __forceinline__ void load_streaming(const float2* p, float2 (&out)[2]) {
-  const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
+  const float4 v = load_streaming_once(reinterpret_cast<const float4*>(p));
   out[0] = {v.x, v.y};
   out[1] = {v.z, v.w};
 }

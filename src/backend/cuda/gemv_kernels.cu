@@ -1,14 +1,14 @@
 #include <string>
 #include <type_traits>
 
-#include "backend/cuda/check.hpp"
 #include "backend/cuda/gemv_kernels.cuh"
+#include "backend/cuda/runtime.cuh"
 
 namespace shiftop::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
+constexpr int kWarps = kThreads / kWarpSize;
 
 // Both kernels give each work item W consecutive frequencies: the vectors are block-major
 // ([block][w]), so the W values a thread reads or writes per block are adjacent in memory and fill
@@ -25,9 +25,10 @@ constexpr int kWarps = kThreads / 32;
 // cache already holds, and their sums are never written.
 
 // Blocks of 8 warps per multiprocessor that the registers must allow. Left to itself the compiler
-// gave four FP32 rows 140 registers: one block, too few loads in flight (Nsight Compute: 12.5%
-// occupancy, stalls on L1TEX); capped at 128 they spill 12 bytes. A bound also lets the compiler
-// use registers up to it, so each variant states the most blocks it fits without spilling more.
+// gave four FP32 rows so many registers that one block fit per multiprocessor, too few loads in
+// flight (bench/NOTES.md, GPU variant 6: registers, occupancy, spills). A bound also lets the
+// compiler use registers up to it, so each variant states the most blocks it fits without spilling
+// more.
 template <int R, typename TA>
 inline constexpr int kRowsBlocksPerSm = R == 8 && sizeof(TA) == 4   ? 1
                                         : R == 2 && sizeof(TA) == 8 ? 3
@@ -45,9 +46,9 @@ __global__ void __launch_bounds__(kThreads, kRowsBlocksPerSm<R, TA>)
                      const complex_t<TX>* __restrict__ x, complex_t<TY>* __restrict__ y) {
   using C = complex_t<TA>;
   constexpr int V = kPacket<TA>;
-  constexpr index_t kStep = 32 * V;
+  constexpr index_t kStep = kWarpSize * V;
   __shared__ double2 partial[kWarps][W][R];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, segment = warp % split;
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, segment = warp % split;
   const index_t tiles = (shape.nd + R - 1) / R;
   const index_t item = index_t{blockIdx.x} * (kWarps / split) + warp / split;
   const index_t w0 = item / tiles * W, i0 = item % tiles * R;
@@ -86,9 +87,9 @@ __global__ void __launch_bounds__(kThreads, kRowsBlocksPerSm<R, TA>)
   for (int f = 0; f < W; ++f)
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      for (int offset = 16; offset > 0; offset /= 2) {
-        acc[f][r].x += __shfl_down_sync(0xffffffffu, acc[f][r].x, offset);
-        acc[f][r].y += __shfl_down_sync(0xffffffffu, acc[f][r].y, offset);
+      for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+        acc[f][r].x += warp_shuffle_down(acc[f][r].x, offset);
+        acc[f][r].y += warp_shuffle_down(acc[f][r].y, offset);
       }
   if (split == 1) {  // the same for the whole launch: no thread waits at the barrier below
     if (lane == 0)
@@ -199,7 +200,7 @@ constexpr int kRowFrequencies = 2;  // W of the F kernel: two FP64 complex value
 
 template <int R, typename TA, typename TX, typename TY>
 void launch_rows(const complex_t<TA>* a, const GemvShape& shape, const complex_t<TX>* x,
-                 complex_t<TY>* y, int split, cudaStream_t stream) {
+                 complex_t<TY>* y, int split, stream_t stream) {
   const index_t items =
       (shape.nd + R - 1) / R * ((shape.nw + kRowFrequencies - 1) / kRowFrequencies);
   const index_t per_block = kWarps / split;
@@ -209,7 +210,7 @@ void launch_rows(const complex_t<TA>* a, const GemvShape& shape, const complex_t
 
 template <int W, typename TA, typename TX, typename TY>
 void launch_columns(const complex_t<TA>* a, const GemvShape& shape, const complex_t<TX>* x,
-                    complex_t<TY>* y, bool staged, cudaStream_t stream) {
+                    complex_t<TY>* y, bool staged, stream_t stream) {
   const index_t columns_per_block = kThreads * kPacket<TA>;
   const unsigned blocks =
       grid((shape.nm + columns_per_block - 1) / columns_per_block * ((shape.nw + W - 1) / W));
@@ -281,7 +282,7 @@ void with_option(int value, const char* name, F&& f) {
 template <typename TA, typename TX, typename TY>
 void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
                 const complex_t<TX>* x, complex_t<TY>* y, const GemvTuning& tuning,
-                cudaStream_t stream) {
+                stream_t stream) {
   if (adjoint) {
     with_option<2, 4, 8>(tuning.freqs, "freqs", [&](auto freqs) {
       launch_columns<decltype(freqs)::value, TA, TX, TY>(a, shape, x, y, tuning.staged, stream);
@@ -292,13 +293,13 @@ void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
       launch_rows<decltype(rows)::value, TA, TX, TY>(a, shape, x, y, tuning.split, stream);
     });
   }
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 #define SHIFTOP_INSTANTIATE_GEMV(TA, TX, TY)                                                    \
   template void gemv_fused<TA, TX, TY>(bool, const complex_t<TA>*, const GemvShape&,            \
                                        const complex_t<TX>*, complex_t<TY>*, const GemvTuning&, \
-                                       cudaStream_t);
+                                       stream_t);
 #define SHIFTOP_OVER_Y(TA, TX) \
   SHIFTOP_INSTANTIATE_GEMV(TA, TX, float) SHIFTOP_INSTANTIATE_GEMV(TA, TX, double)
 #define SHIFTOP_OVER_X(TA) SHIFTOP_OVER_Y(TA, float) SHIFTOP_OVER_Y(TA, double)

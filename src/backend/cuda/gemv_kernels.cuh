@@ -4,13 +4,12 @@
 // as cuFFT produces and consumes them, so no transpose pass touches them.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <string>
 #include <vector>
 
 #include "backend/cuda/complex.cuh"
 #include "backend/cuda/layout_kernels.cuh"
+#include "backend/cuda/runtime.cuh"
 
 namespace shiftop::cuda {
 
@@ -50,6 +49,6 @@ std::string describe(const GemvTuning& tuning, bool adjoint);
 template <typename TA, typename TX, typename TY>
 void gemv_fused(bool adjoint, const complex_t<TA>* a, const GemvShape& shape,
                 const complex_t<TX>* x, complex_t<TY>* y, const GemvTuning& tuning,
-                cudaStream_t stream);
+                stream_t stream);
 
 }  // namespace shiftop::cuda

@@ -1,14 +1,14 @@
 #include <algorithm>
 #include <string>
 
-#include "backend/cuda/check.hpp"
 #include "backend/cuda/layout_kernels.cuh"
+#include "backend/cuda/runtime.cuh"
 
 namespace shiftop::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kTile = 32;
+constexpr int kTile = 32;  // the transposes' tile width (a tile size, not the warp size)
 constexpr int kTileRows = 8;
 
 unsigned grid_for(index_t work) {
@@ -56,8 +56,8 @@ __global__ void unpad_kernel(const T4* __restrict__ padded, index_t ld, double* 
 }
 
 // Thread block (x: tile of q, y: tile of w, z: p). The block-major side is accessed along w and
-// the frequency-major side along q, 32 consecutive elements per warp on both sides; the +1
-// column of the tile avoids shared-memory bank conflicts.
+// the frequency-major side along q, kTile consecutive elements per row of threads on both sides;
+// the +1 column of the tile avoids shared-memory bank conflicts.
 template <typename TS, typename TD>
 __global__ void to_frequency_major_kernel(const complex_t<TS>* __restrict__ src,
                                           complex_t<TD>* __restrict__ dst, TransposeShape shape,
@@ -102,12 +102,11 @@ __global__ void from_frequency_major_kernel(const complex_t<TS>* __restrict__ sr
   }
 }
 
-template <typename TS, typename TD>
-__global__ void cast_kernel(const complex_t<TS>* __restrict__ src, complex_t<TD>* __restrict__ dst,
-                            index_t n) {
-  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < n;
+template <typename From, typename To>
+__global__ void cast_kernel(const From* __restrict__ from, To* __restrict__ to, index_t count) {
+  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < count;
        k += index_t{gridDim.x} * blockDim.x)
-    dst[k] = to_complex<TD>(src[k]);
+    to[k] = static_cast<To>(from[k]);  // round to nearest, as on the host
 }
 
 __global__ void circulant_kernel(const double* __restrict__ col, const double* __restrict__ row,
@@ -139,67 +138,70 @@ dim3 transpose_grid(const TransposeShape& shape) {
 
 template <typename T1, typename T2>
 void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, index_t length,
-                  cudaStream_t stream) {
+                  stream_t stream) {
   if (nt % 2 == 0)
     pad_kernel<T1, T2, 2>
         <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(x, padded, series, nt, length);
   else
     pad_kernel<T1, T2, 1>
         <<<grid_for(series * nt), kThreads, 0, stream>>>(x, padded, series, nt, length);
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 template <typename T4, typename T5>
 void unpad_and_cast(const T4* padded, index_t ld, double* y, index_t series, index_t nt,
-                    cudaStream_t stream) {
+                    stream_t stream) {
   if (nt % 2 == 0 && ld % 2 == 0)
     unpad_kernel<T4, T5, 2>
         <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(padded, ld, y, series, nt);
   else
     unpad_kernel<T4, T5, 1>
         <<<grid_for(series * nt), kThreads, 0, stream>>>(padded, ld, y, series, nt);
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 template <typename TS, typename TD>
 void to_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
-                        bool conj, double scale, cudaStream_t stream) {
+                        bool conj, double scale, stream_t stream) {
   to_frequency_major_kernel<TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
       src, dst, shape, conj ? TD(-1) : TD(1), static_cast<TD>(scale));
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 template <typename TS, typename TD>
 void from_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
-                          bool conj, cudaStream_t stream) {
+                          bool conj, stream_t stream) {
   from_frequency_major_kernel<TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
       src, dst, shape, conj ? TD(-1) : TD(1));
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 void circulant_columns(const double* col, const double* row, double* series, index_t count,
-                       index_t nt, index_t length, cudaStream_t stream) {
+                       index_t nt, index_t length, stream_t stream) {
   circulant_kernel<<<grid_for(count * length), kThreads, 0, stream>>>(col, row, series, count, nt,
                                                                       length);
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
-template <typename TS, typename TD>
-void cast_complex(const complex_t<TS>* src, complex_t<TD>* dst, index_t n, cudaStream_t stream) {
-  cast_kernel<TS, TD><<<grid_for(n), kThreads, 0, stream>>>(src, dst, n);
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+template <typename From, typename To>
+void cast(const From* from, To* to, index_t count, stream_t stream) {
+  if (count <= 0) return;
+  cast_kernel<From, To><<<grid_for(count), kThreads, 0, stream>>>(from, to, count);
+  SHIFTOP_CHECK_LAUNCH();
 }
+
+template void cast<double, float>(const double*, float*, index_t, stream_t);
+template void cast<float, double>(const float*, double*, index_t, stream_t);
 
 // Every precision combination the five phases can ask for.
 #define SHIFTOP_PAIRS(X) X(float, float) X(float, double) X(double, float) X(double, double)
-#define SHIFTOP_INSTANTIATE(A, B)                                                                 \
-  template void pad_and_cast<A, B>(const double*, B*, index_t, index_t, index_t, cudaStream_t);   \
-  template void unpad_and_cast<A, B>(const A*, index_t, double*, index_t, index_t, cudaStream_t); \
-  template void to_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                      \
-                                         const TransposeShape&, bool, double, cudaStream_t);      \
-  template void from_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                    \
-                                           const TransposeShape&, bool, cudaStream_t);            \
-  template void cast_complex<A, B>(const complex_t<A>*, complex_t<B>*, index_t, cudaStream_t);
+#define SHIFTOP_INSTANTIATE(A, B)                                                             \
+  template void pad_and_cast<A, B>(const double*, B*, index_t, index_t, index_t, stream_t);   \
+  template void unpad_and_cast<A, B>(const A*, index_t, double*, index_t, index_t, stream_t); \
+  template void to_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                  \
+                                         const TransposeShape&, bool, double, stream_t);      \
+  template void from_frequency_major<A, B>(const complex_t<A>*, complex_t<B>*,                \
+                                           const TransposeShape&, bool, stream_t);
 SHIFTOP_PAIRS(SHIFTOP_INSTANTIATE)
 #undef SHIFTOP_INSTANTIATE
 #undef SHIFTOP_PAIRS

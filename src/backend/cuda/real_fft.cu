@@ -1,11 +1,9 @@
-#include <cuda_pipeline.h>
-
 #include <algorithm>
 #include <string>
 #include <utility>
 
-#include "backend/cuda/check.hpp"
 #include "backend/cuda/real_fft.cuh"
+#include "backend/cuda/runtime.cuh"
 
 namespace shiftop::cuda {
 namespace {
@@ -165,12 +163,12 @@ __device__ __forceinline__ void double_buffered(index_t series, int series_per_b
   const index_t step = index_t{gridDim.x} * series_per_block;
   index_t first = index_t{blockIdx.x} * series_per_block;
   fetch(first + local, 0);
-  __pipeline_commit();
+  async_copy_commit();
   for (int area = 0; first < series; first += step, area ^= 1) {
     fetch(first + step + local, area ^ 1);
-    __pipeline_commit();
-    __pipeline_wait_prior(1);  // this thread's copies of the current series have landed
-    __syncthreads();           // and everyone's
+    async_copy_commit();
+    async_copy_wait<1>();  // this thread's copies of the current series have landed
+    __syncthreads();       // and everyone's
     transform(first + local, area);
     __syncthreads();  // everyone is done with the area before the next copy into it
   }
@@ -184,11 +182,11 @@ __device__ __forceinline__ unsigned char* area_of(unsigned char* shared, int are
 
 /// Copies `count` elements of Bytes (4, 8 or 16) each, the lanes of a series sharing them.
 template <int Bytes>
-__device__ __forceinline__ void copy_async(void* to, const void* from, index_t count, int lane,
-                                           int lanes) {
+__device__ __forceinline__ void copy_elements_async(void* to, const void* from, index_t count,
+                                                    int lane, int lanes) {
   for (index_t c = lane; c < count; c += lanes)
-    __pipeline_memcpy_async(static_cast<char*>(to) + c * Bytes,
-                            static_cast<const char*>(from) + c * Bytes, Bytes);
+    async_copy<Bytes>(static_cast<char*>(to) + c * Bytes,
+                      static_cast<const char*>(from) + c * Bytes);
 }
 
 // Forward: z[n] = x[2n] + i x[2n+1] (zero past nt) is transformed as N = L/2 complex points,
@@ -207,9 +205,9 @@ __global__ void __launch_bounds__(Tile<N, T>::kBlock, Tile<N, T>::kMinBlocks)
     if (s >= series) return;
     unsigned char* to = area_of<Tl>(shared, area, local);
     if (nt % 2 == 0)  // then every row starts on a 16-byte boundary
-      copy_async<16>(to, x + s * nt, nt / 2, lane, Tl::kThreads);
+      copy_elements_async<16>(to, x + s * nt, nt / 2, lane, Tl::kThreads);
     else
-      copy_async<8>(to, x + s * nt, nt, lane, Tl::kThreads);
+      copy_elements_async<8>(to, x + s * nt, nt, lane, Tl::kThreads);
   };
   const auto transform = [&](index_t s, int area) {
     const auto* in = reinterpret_cast<const double*>(area_of<Tl>(shared, area, local));
@@ -254,7 +252,7 @@ __global__ void __launch_bounds__(Tile<N, T>::kBlock, Tile<N, T>::kMinBlocks)
     const index_t at = layout.frequency_stride != 0 ? s : s * (N + 1);
     const index_t step = layout.frequency_stride != 0 ? layout.frequency_stride : 1;
     for (int k = lane; k <= N; k += Tl::kThreads)  // to the padded places the stages use
-      __pipeline_memcpy_async(to + pad(k), spectra + at + k * step, sizeof(C));
+      async_copy<sizeof(C)>(to + pad(k), spectra + at + k * step);
   };
   const auto transform = [&](index_t s, int area) {
     C* data = reinterpret_cast<C*>(area_of<Tl>(shared, area, local));
@@ -335,7 +333,7 @@ static_assert(kMinPoints << 9 == kMaxPoints);
 /// Launches a persistent kernel: as many blocks as fit on the device at once, each looping over
 /// series. The occupancy is looked up once per kernel, device and host thread.
 template <int N, typename T, auto kernel, typename... Args>
-void launch(index_t series, cudaStream_t stream, Args... args) {
+void launch(index_t series, stream_t stream, Args... args) {
   using Tl = Tile<N, T>;
   if (series <= 0) return;
   const std::size_t bytes = 2 * Tl::kSeries * Tl::kAreaBytes;
@@ -357,7 +355,7 @@ void launch(index_t series, cudaStream_t stream, Args... args) {
   }
   const index_t blocks = std::min<index_t>((series + Tl::kSeries - 1) / Tl::kSeries, resident);
   kernel<<<static_cast<unsigned>(blocks), Tl::kBlock, bytes, stream>>>(args...);
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -380,17 +378,17 @@ bool real_fft_supported(index_t length) {
 }
 
 template <typename T>
-void make_twiddles(complex_t<T>* table, index_t length, cudaStream_t stream) {
+void make_twiddles(complex_t<T>* table, index_t length, stream_t stream) {
   if (!real_fft_supported(length))
     throw Error("real FFT twiddles: length " + std::to_string(length) + " is not supported");
   twiddles_kernel<T>
       <<<static_cast<unsigned>((length + 255) / 256), 256, 0, stream>>>(table, int(length));
-  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  SHIFTOP_CHECK_LAUNCH();
 }
 
 template <typename T1, typename T2>
 void padded_real_fft(const double* x, complex_t<T2>* spectra, index_t series, index_t nt,
-                     index_t length, const complex_t<T2>* twiddles, cudaStream_t stream) {
+                     index_t length, const complex_t<T2>* twiddles, stream_t stream) {
   with_points(length, nt, [&](auto points) {
     constexpr int N = decltype(points)::value;
     launch<N, T2, padded_real_fft_kernel<T1, T2, N>>(series, stream, x, spectra, series, nt,
@@ -400,7 +398,7 @@ void padded_real_fft(const double* x, complex_t<T2>* spectra, index_t series, in
 
 template <typename T4, typename T5>
 void unpadded_inverse_real_fft(const complex_t<T4>* spectra, double* y, index_t series, index_t nt,
-                               index_t length, const complex_t<T4>* twiddles, cudaStream_t stream,
+                               index_t length, const complex_t<T4>* twiddles, stream_t stream,
                                SpectraLayout layout) {
   with_points(length, nt, [&](auto points) {
     constexpr int N = decltype(points)::value;
@@ -409,13 +407,13 @@ void unpadded_inverse_real_fft(const complex_t<T4>* spectra, double* y, index_t 
   });
 }
 
-template void make_twiddles<float>(float2*, index_t, cudaStream_t);
-template void make_twiddles<double>(double2*, index_t, cudaStream_t);
+template void make_twiddles<float>(float2*, index_t, stream_t);
+template void make_twiddles<double>(double2*, index_t, stream_t);
 #define SHIFTOP_INSTANTIATE(A, B)                                                               \
   template void padded_real_fft<A, B>(const double*, complex_t<B>*, index_t, index_t, index_t,  \
-                                      const complex_t<B>*, cudaStream_t);                       \
+                                      const complex_t<B>*, stream_t);                           \
   template void unpadded_inverse_real_fft<A, B>(const complex_t<A>*, double*, index_t, index_t, \
-                                                index_t, const complex_t<A>*, cudaStream_t,     \
+                                                index_t, const complex_t<A>*, stream_t,         \
                                                 SpectraLayout);
 SHIFTOP_INSTANTIATE(float, float)
 SHIFTOP_INSTANTIATE(float, double)

@@ -7,11 +7,10 @@
 // Stockham stages, Govindaraju et al., SC'08) with the usual real-to-complex split step.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
 #include "backend/cuda/complex.cuh"
+#include "backend/cuda/runtime.cuh"
 
 namespace shiftop::cuda {
 
@@ -24,14 +23,14 @@ bool real_fft_supported(index_t length);
 /// The L roots of unity the kernels read: exp(-2 pi i k / L) for k <= L/2, then each Stockham
 /// stage's twiddles in the order its threads read them.
 template <typename T>
-void make_twiddles(complex_t<T>* table, index_t length, cudaStream_t stream);
+void make_twiddles(complex_t<T>* table, index_t length, stream_t stream);
 
 /// Where value k of series s lies in the inverse's input: block-major rows of L/2+1 values
 /// (s (L/2+1) + k, as cuFFT), or frequency-major at k * frequency_stride + s (the layout cuBLAS
 /// writes for several vectors), there conjugated if asked (F* as M conj(x)). The forward writes
-/// block-major only: written frequency-major (16 bytes per frequency and series, strided) it took
-/// 6.17 ms for 32 vectors of the wide benchmark shape on an H100, against 4.58 ms for padding,
-/// cuFFT and the tiled transpose it was to replace (bench/NOTES.md).
+/// block-major only: written frequency-major (16 bytes per frequency and series, strided) it was
+/// slower than the padding, cuFFT and tiled transpose it was to replace (bench/NOTES.md, GPU
+/// variant 11).
 struct SpectraLayout {
   index_t frequency_stride = 0;  // 0: block-major
   bool conjugate = false;        // frequency-major only
@@ -41,14 +40,14 @@ struct SpectraLayout {
 /// real FFT of each zero-padded series (nt <= L/2). Spectra rows have L/2+1 values.
 template <typename T1, typename T2>
 void padded_real_fft(const double* x, complex_t<T2>* spectra, index_t series, index_t nt,
-                     index_t length, const complex_t<T2>* twiddles, cudaStream_t stream);
+                     index_t length, const complex_t<T2>* twiddles, stream_t stream);
 
 /// y[s][t] = double(T5(sum_{k < L} X[s][k] exp(2 pi i k t / L))) for t < nt, where X[s] is the
 /// Hermitian spectrum whose first L/2+1 values are spectra(s, k) (the imaginary parts of its first
 /// and last value are ignored): cuFFT's unnormalised C2R, keeping the first nt values.
 template <typename T4, typename T5>
 void unpadded_inverse_real_fft(const complex_t<T4>* spectra, double* y, index_t series, index_t nt,
-                               index_t length, const complex_t<T4>* twiddles, cudaStream_t stream,
+                               index_t length, const complex_t<T4>* twiddles, stream_t stream,
                                SpectraLayout layout = {});
 
 }  // namespace shiftop::cuda

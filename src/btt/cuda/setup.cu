@@ -206,8 +206,9 @@ void CudaEngine::set_precision(const PrecisionConfig& precision) {
   if (precision[Phase::Gemv] == Precision::Single) {
     if (spectrum32_.bytes() == 0) {
       spectrum32_ = allocate(spectrum64_.bytes() / 2);
-      cuda::cast_complex<double, float>(spectrum64_.as<double2>(), spectrum32_.as<float2>(),
-                                        nw_ * shape_.nd * ld_, stream());
+      // A complex cast rounds its real and imaginary parts on their own: 2n real casts.
+      cuda::cast(spectrum64_.as<double>(), spectrum32_.as<float>(), 2 * nw_ * shape_.nd * ld_,
+                 stream());
     }
   } else {
     spectrum32_ = cuda::DeviceMemory();

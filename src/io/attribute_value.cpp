@@ -5,22 +5,11 @@
 #include <charconv>
 #include <cmath>
 
+#include "io/text.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
 namespace {
-
-// Untrusted text shown in a message: at most 32 bytes, non-printable bytes as '?'.
-std::string printable(std::string_view text) {
-  constexpr std::size_t kShown = 32;
-  std::string out(text.substr(0, kShown));
-  for (char& c : out) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte > 0x7e) c = '?';
-  }
-  if (text.size() > kShown) out += "...";
-  return out;
-}
 
 [[noreturn]] void not_a_count(std::string_view context, std::string_view found) {
   fail("{}: expected a non-negative integer count of at most {}, got {}", context,

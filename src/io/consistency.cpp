@@ -1,9 +1,12 @@
 #include "io/consistency.hpp"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cstdint>
 #include <limits>
 
+#include "core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
@@ -21,6 +24,19 @@ double stored_bytes(const Shape& shape, bool triangular) {
   const double entries =
       static_cast<double>(shape.nd) * static_cast<double>(shape.nm) * static_cast<double>(shape.nt);
   return (triangular ? 8.0 : 16.0) * entries;
+}
+
+OperatorData slice_to_read(const Shape& full, const ResolvedSlice& slice, bool triangular,
+                           std::string_view path) {
+  OperatorData op;
+  op.full_shape = full;
+  op.shape = {slice.rows(), slice.cols(), full.nt};
+  op.row_begin = slice.row_begin;
+  op.col_begin = slice.col_begin;
+  op.triangular = triangular;
+  require_available_memory(stored_bytes(op.shape, triangular),
+                           fmt::format("{}: reading the operator slice {}", path, op.shape.str()));
+  return op;
 }
 
 void require_consistent_lag_zero(const OperatorData& op, std::string_view path) {
@@ -59,6 +75,12 @@ void require_writable(const VectorData& vector, std::string_view path) {
   require(static_cast<double>(vector.values.size()) == count,
           "{}: cannot write: the vector holds {} values: expected nrhs*blocks*nt = {}", path,
           vector.values.size(), count);
+}
+
+std::vector<index_t> stored_dims(const VectorData& vector) {
+  std::vector<index_t> dims = {vector.blocks, vector.nt};
+  if (vector.batched || vector.nrhs != 1) dims.insert(dims.begin(), vector.nrhs);
+  return dims;
 }
 
 }  // namespace shiftop::io

@@ -1,8 +1,11 @@
 // Checks shared by the readers and writers of every format: sizes that can be indexed, data whose
-// length matches its declared shape, and the two descriptions of F_0 in a general operator.
+// length matches its declared shape, slices that fit in memory, and the two descriptions of F_0
+// in a general operator; and the sizes of a vector from the dimensions it is stored with.
 #pragma once
 
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "shiftop/core/shape.hpp"
 #include "shiftop/io/operator_file.hpp"
@@ -17,6 +20,11 @@ void require_indexable(const Shape& shape, std::string_view context);
 /// A double, so that absurd sizes from a file do not overflow before they are refused.
 double stored_bytes(const Shape& shape, bool triangular);
 
+/// The slice `slice` of an operator of shape `full`, to be read: shapes and offsets set, no values
+/// yet. Throws, naming `path`, if its kernels would not fit in the available memory.
+OperatorData slice_to_read(const Shape& full, const ResolvedSlice& slice, bool triangular,
+                           std::string_view path);
+
 /// For a general operator, first_row[i][j][0] and first_column[i][j][0] both hold (F_0)_ij and
 /// must be equal.
 void require_consistent_lag_zero(const OperatorData& op, std::string_view path);
@@ -25,5 +33,19 @@ void require_consistent_lag_zero(const OperatorData& op, std::string_view path);
 void require_writable(const OperatorData& op, std::string_view path);
 /// Throws unless `vector` holds nrhs*blocks*nt values and every size is positive.
 void require_writable(const VectorData& vector, std::string_view path);
+
+/// Sets batched, nrhs, blocks and nt of `vector` (a VectorData or a VectorInfo) from the
+/// dimensions it is stored with: (blocks, Nt) or (nrhs, blocks, Nt).
+template <typename Vector>
+void set_sizes(Vector& vector, std::span<const index_t> dims) {
+  vector.batched = dims.size() == 3;
+  vector.nrhs = vector.batched ? dims[0] : 1;
+  vector.blocks = dims[dims.size() - 2];
+  vector.nt = dims.back();
+}
+
+/// The dimensions `vector` is stored with: (nrhs, blocks, Nt) when batched or nrhs > 1, else
+/// (blocks, Nt).
+std::vector<index_t> stored_dims(const VectorData& vector);
 
 }  // namespace shiftop::io

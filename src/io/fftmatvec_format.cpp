@@ -14,13 +14,13 @@
 #include <system_error>
 
 #include "core/available_memory.hpp"
-#include "shiftop/core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_meta.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io::fftmatvec {
 namespace {
@@ -226,20 +226,12 @@ VectorLayout read_vector_layout(const h5::Handle& file, const std::string& path)
   return layout;
 }
 
-}  // namespace
-
+// Reads only the block-row files of the slice, and only the columns [c0*Nt, c1*Nt) of each.
 OperatorData read_operator(const std::string& dir, const OperatorReadOptions& options) {
   const MetaAdj meta = read_meta(dir);
   const Shape full{meta.nd, meta.nm, meta.nt};
   const ResolvedSlice slice = resolve_slice(options.slice, full, dir);
-  OperatorData op;
-  op.full_shape = full;
-  op.shape = {slice.rows(), slice.cols(), meta.nt};
-  op.row_begin = slice.row_begin;
-  op.col_begin = slice.col_begin;
-  op.triangular = true;
-  require_available_memory(stored_bytes(op.shape, true),
-                           fmt::format("{}: reading the operator slice {}", dir, op.shape.str()));
+  OperatorData op = slice_to_read(full, slice, true, dir);
   op.first_column.resize(static_cast<std::size_t>(op.shape.kernel_size()));
   const index_t row_values = op.shape.nm * meta.nt;
   for (index_t row = slice.row_begin; row < slice.row_end; ++row) {
@@ -262,7 +254,6 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
 }
 
 void write_operator(const std::string& dir, const OperatorData& op) {
-  require_writable(op, dir);
   require(op.triangular,
           "{}: an FFTMatvec directory holds a block lower-triangular operator only: expected no "
           "first block row (this operator is general)",
@@ -343,7 +334,6 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
 }
 
 void write_vector(const std::string& path, const VectorData& vector) {
-  require_writable(vector, path);
   require(vector.nrhs == 1 && !vector.batched,
           "{}: an FFTMatvec vector file holds one vector: expected 1 right-hand side, got {}", path,
           vector.nrhs);
@@ -388,5 +378,10 @@ VectorInfo inspect_vector(const std::string& path) {
     info.details.emplace_back("checksum", fmt::format("{}", layout.checksum));
   return info;
 }
+
+}  // namespace
+
+constinit const OperatorCodec kOperatorCodec{read_operator, write_operator, inspect_operator};
+constinit const VectorCodec kVectorCodec{read_vector, write_vector, inspect_vector};
 
 }  // namespace shiftop::io::fftmatvec

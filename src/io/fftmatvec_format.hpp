@@ -25,10 +25,9 @@
 // any integer or integral float.
 #pragma once
 
-#include <string>
+#include <string_view>
 
-#include "shiftop/io/operator_file.hpp"
-#include "shiftop/io/vector_file.hpp"
+#include "io/format_codec.hpp"
 
 namespace shiftop::io::fftmatvec {
 
@@ -40,17 +39,12 @@ inline constexpr std::string_view kChecksumKey = "fftmatvec_checksum";
 /// Prefix of written block rows when the operator carries none.
 inline constexpr std::string_view kDefaultPrefix = "adj/vec_";
 
-/// Reads the rows and parameter blocks of `options.slice`: only those block-row files are opened,
-/// and only the columns [c0*Nt, c1*Nt) of each are read.
-OperatorData read_operator(const std::string& dir, const OperatorReadOptions& options);
-/// Writes the directory atomically (a temporary directory renamed into place). Refuses a general
-/// (non-triangular) operator, which FFTMatvec cannot represent.
-void write_operator(const std::string& dir, const OperatorData& op);
-/// Reads meta_adj and checks which block-row files exist; reads no values.
-OperatorInfo inspect_operator(const std::string& dir);
-
-VectorData read_vector(const std::string& path, const VectorReadOptions& options);
-void write_vector(const std::string& path, const VectorData& vector);
-VectorInfo inspect_vector(const std::string& path);
+/// The matrix directory. Reading a slice opens only its block-row files, and reads only the
+/// columns [c0*Nt, c1*Nt) of each; writing makes a temporary directory renamed into place, and
+/// refuses a general (non-triangular) operator, which FFTMatvec cannot represent; inspecting reads
+/// meta_adj and checks which block-row files exist, but reads no values.
+extern const OperatorCodec kOperatorCodec;
+/// The vector file (one vector, parameter or data space).
+extern const VectorCodec kVectorCodec;
 
 }  // namespace shiftop::io::fftmatvec

@@ -7,8 +7,9 @@
 #include <limits>
 #include <vector>
 
-#include "shiftop/core/error.hpp"
 #include "io/attribute_value.hpp"
+#include "io/text.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
 namespace {
@@ -41,17 +42,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && is_space(text.back()))
     text.remove_suffix(1);
   return text;
-}
-
-std::string printable(std::string_view text) {
-  constexpr std::size_t kShown = 32;
-  std::string out(text.substr(0, kShown));
-  for (char& c : out) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte > 0x7e) c = '?';
-  }
-  if (text.size() > kShown) out += "...";
-  return out;
 }
 
 class MetaParser {

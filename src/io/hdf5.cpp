@@ -153,8 +153,9 @@ herr_t collect_attribute(hid_t, const char* name, const H5A_info_t*, void* data)
 }  // namespace
 
 void Handle::close(const std::string& context) {
-  const Closer closer = std::exchange(closer_, nullptr);
-  if (closer != nullptr && closer(id_) < 0)
+  const Closer closer = owned_.get_deleter().closer;
+  const detail::Id id = owned_.release();
+  if (id && closer(id.value) < 0)
     throw Error(with_detail(fmt::format("{}: closing (writing out) failed (disk full?)", context)));
 }
 

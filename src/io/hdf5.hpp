@@ -5,42 +5,53 @@
 
 #include <hdf5.h>
 
+#include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "shiftop/core/shape.hpp"
 #include "io/attribute_value.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::io::h5 {
 
+namespace detail {
+
+// An HDF5 id held by std::unique_ptr in place of a pointer: H5I_INVALID_HID is its null value.
+struct Id {
+  hid_t value = H5I_INVALID_HID;
+  Id(std::nullptr_t = nullptr) {}  // implicit: unique_ptr assigns and compares nullptr
+  explicit Id(hid_t id) : value(id) {}
+  explicit operator bool() const { return value != H5I_INVALID_HID; }
+  friend bool operator==(Id, Id) = default;
+};
+
+// Closes an id with its H5?close function.
+struct Close {
+  using pointer = Id;
+  herr_t (*closer)(hid_t) = nullptr;
+  void operator()(Id id) const { closer(id.value); }
+};
+
+}  // namespace detail
+
 /// An HDF5 identifier, closed by its H5?close function when the handle goes out of scope.
+/// Move-only: a std::unique_ptr owns the id (as its "pointer") and calls the closer once.
 class Handle {
  public:
   using Closer = herr_t (*)(hid_t);
   Handle() = default;
-  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  Handle(Handle&& other) noexcept { *this = std::move(other); }
-  Handle& operator=(Handle&& other) noexcept {
-    std::swap(id_, other.id_);
-    std::swap(closer_, other.closer_);
-    return *this;
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (closer_ != nullptr) closer_(id_);
-  }
+  Handle(hid_t id, Closer closer) : owned_(detail::Id(id), detail::Close{closer}) {}
 
-  hid_t get() const { return id_; }
+  hid_t get() const { return owned_.get().value; }
   /// Closes now and reports failure (for a file being written: its data reaches the disk here).
   void close(const std::string& context);
 
  private:
-  hid_t id_ = H5I_INVALID_HID;
-  Closer closer_ = nullptr;
+  std::unique_ptr<detail::Id, detail::Close> owned_;
 };
 
 /// The most specific message on HDF5's error stack (e.g. "truncated file: eof = 96, ..."), on

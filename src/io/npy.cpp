@@ -18,6 +18,7 @@
 #include <system_error>
 #include <utility>
 
+#include "io/text.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::io {
@@ -49,17 +50,8 @@ std::string format_shape(std::span<const index_t> shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
-// Untrusted header text shown in an error message: at most 24 bytes, non-printables as '?'.
-std::string printable(std::string_view text) {
-  constexpr std::size_t kShown = 24;
-  std::string out(text.substr(0, kShown));
-  for (char& c : out) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte > 0x7e) c = '?';
-  }
-  if (text.size() > kShown) out += "...";
-  return out;
-}
+// Untrusted header text shown in an error message: at most this many bytes (io/text.hpp).
+constexpr std::size_t kShownHeaderBytes = 24;
 
 std::string last_error() {
   return std::generic_category().message(errno);
@@ -84,7 +76,7 @@ DType parse_dtype(std::string_view descr, std::string_view name) {
   fail(
       "{}: dtype '{}' is not supported: expected little-endian float64 ('<f8') or float32 "
       "('<f4'); convert with numpy.save(path, a.astype('<f8'))",
-      name, printable(descr));
+      name, printable(descr, kShownHeaderBytes));
 }
 
 // Where the header dictionary starts and ends, from the fixed-size part of the header.
@@ -157,7 +149,7 @@ class DictParser {
         fail(
             "{}: .npy header has unknown key '{}': expected only 'descr', 'fortran_order' and "
             "'shape'",
-            name_, printable(key));
+            name_, printable(key, kShownHeaderBytes));
       }
       skip_space();
       if (!at(',')) break;
@@ -184,9 +176,9 @@ class DictParser {
 
  private:
   [[noreturn]] void malformed(std::string_view expected) const {
-    const std::string found = pos_ < text_.size()
-                                  ? fmt::format("'{}'", printable(text_.substr(pos_)))
-                                  : std::string("the end of the header");
+    const std::string found =
+        pos_ < text_.size() ? fmt::format("'{}'", printable(text_.substr(pos_), kShownHeaderBytes))
+                            : std::string("the end of the header");
     fail("{}: malformed .npy header: expected {} at byte {} of the dictionary, found {}", name_,
          expected, pos_, found);
   }

@@ -7,26 +7,20 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/available_memory.hpp"
-#include "shiftop/core/error.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_format.hpp"
+#include "io/format_codec.hpp"
 #include "io/nonfinite.hpp"
-#include "shiftop/io/npy.hpp"
 #include "io/npy_slice.hpp"
 #include "io/shiftop_format.hpp"
+#include "io/text.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/npy.hpp"
 
 namespace shiftop::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string extension_of(const std::string& path) {
-  std::string extension = fs::path(path).extension().string();
-  for (char& c : extension)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
-}
 
 void resolve_range(const BlockRange& range, index_t total, std::string_view what,
                    std::string_view path, index_t& begin, index_t& end) {
@@ -52,13 +46,7 @@ OperatorData read_npy_operator(const std::string& path, const OperatorReadOption
   const NpyHeader header = read_npy_header(path);
   const Shape full = npy_shape(header, path);
   const ResolvedSlice slice = resolve_slice(options.slice, full, path);
-  OperatorData op;
-  op.full_shape = full;
-  op.shape = {slice.rows(), slice.cols(), full.nt};
-  op.row_begin = slice.row_begin;
-  op.col_begin = slice.col_begin;
-  require_available_memory(stored_bytes(op.shape, true),
-                           fmt::format("{}: reading the operator slice {}", path, op.shape.str()));
+  OperatorData op = slice_to_read(full, slice, true, path);
   op.first_column =
       read_npy_slice(path, header, slice.row_begin, slice.row_end, slice.col_begin, slice.col_end);
   if (!options.allow_nonfinite)
@@ -67,13 +55,32 @@ OperatorData read_npy_operator(const std::string& path, const OperatorReadOption
 }
 
 void write_npy_operator(const std::string& path, const OperatorData& op) {
-  require_writable(op, path);
   require(op.triangular,
           "{}: an .npy file holds the kernels of a block lower-triangular operator only: expected "
           "no first block row (write a general operator to .h5)",
           path);
   const std::array<index_t, 3> dims = {op.shape.nd, op.shape.nm, op.shape.nt};
   write_npy(path, op.first_column, dims);
+}
+
+OperatorInfo inspect_npy_operator(const std::string& path) {
+  const NpyHeader header = read_npy_header(path);
+  const Shape shape = npy_shape(header, path);
+  const index_t itemsize = header.dtype == DType::Float64 ? 8 : 4;
+  return {.format = OperatorFormat::Npy,
+          .shape = shape,
+          .triangular = true,
+          .stored_bytes = shape.kernel_size() * itemsize,
+          .details = {{"dtype", header.dtype == DType::Float64 ? "float64" : "float32"}}};
+}
+
+constexpr OperatorCodec kNpyCodec{read_npy_operator, write_npy_operator, inspect_npy_operator};
+
+// Shiftop, and Auto (which the callers resolve first): shiftop's own HDF5 file.
+const OperatorCodec& codec(OperatorFormat format) {
+  return format == OperatorFormat::FFTMatvec ? fftmatvec::kOperatorCodec
+         : format == OperatorFormat::Npy     ? kNpyCodec
+                                             : shiftop_h5::kOperatorCodec;
 }
 
 void require_exists(const std::string& path) {
@@ -94,27 +101,20 @@ ResolvedSlice resolve_slice(const OperatorSlice& slice, const Shape& full, std::
 }
 
 std::string_view to_string(OperatorFormat format) {
-  switch (format) {
-    case OperatorFormat::Auto:
-      return "auto";
-    case OperatorFormat::Shiftop:
-      return "shiftop";
-    case OperatorFormat::FFTMatvec:
-      return "fftmatvec";
-    case OperatorFormat::Npy:
-      return "npy";
-  }
-  return "?";
+  return name_of(format, {{OperatorFormat::Auto, "auto"},
+                          {OperatorFormat::Shiftop, "shiftop"},
+                          {OperatorFormat::FFTMatvec, "fftmatvec"},
+                          {OperatorFormat::Npy, "npy"}});
 }
 
 OperatorFormat detect_operator_format(const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) return OperatorFormat::FFTMatvec;
-  return extension_of(path) == ".npy" ? OperatorFormat::Npy : OperatorFormat::Shiftop;
+  return lowercase_extension(path) == ".npy" ? OperatorFormat::Npy : OperatorFormat::Shiftop;
 }
 
 OperatorFormat output_operator_format(const std::string& path) {
-  const std::string extension = extension_of(path);
+  const std::string extension = lowercase_extension(path);
   if (extension == ".h5" || extension == ".hdf5") return OperatorFormat::Shiftop;
   if (extension == ".npy") return OperatorFormat::Npy;
   return OperatorFormat::FFTMatvec;
@@ -122,48 +122,20 @@ OperatorFormat output_operator_format(const std::string& path) {
 
 OperatorData read_operator(const std::string& path, const OperatorReadOptions& options) {
   require_exists(path);
-  switch (detect_operator_format(path)) {
-    case OperatorFormat::FFTMatvec:
-      return fftmatvec::read_operator(path, options);
-    case OperatorFormat::Npy:
-      return read_npy_operator(path, options);
-    default:
-      return shiftop_h5::read_operator(path, options);
-  }
+  return codec(detect_operator_format(path)).read(path, options);
 }
 
 void write_operator(const std::string& path, const OperatorData& op, OperatorFormat format) {
   require(op.full_shape == op.shape && op.row_begin == 0 && op.col_begin == 0,
           "{}: cannot write a slice {} of an operator {} as an operator: expected a whole operator",
           path, op.shape.str(), op.full_shape.str());
-  switch (format == OperatorFormat::Auto ? output_operator_format(path) : format) {
-    case OperatorFormat::FFTMatvec:
-      return fftmatvec::write_operator(path, op);
-    case OperatorFormat::Npy:
-      return write_npy_operator(path, op);
-    default:
-      return shiftop_h5::write_operator(path, op);
-  }
+  require_writable(op, path);
+  codec(format == OperatorFormat::Auto ? output_operator_format(path) : format).write(path, op);
 }
 
 OperatorInfo inspect_operator(const std::string& path) {
   require_exists(path);
-  switch (detect_operator_format(path)) {
-    case OperatorFormat::FFTMatvec:
-      return fftmatvec::inspect_operator(path);
-    case OperatorFormat::Npy: {
-      const NpyHeader header = read_npy_header(path);
-      const Shape shape = npy_shape(header, path);
-      const index_t itemsize = header.dtype == DType::Float64 ? 8 : 4;
-      return {.format = OperatorFormat::Npy,
-              .shape = shape,
-              .triangular = true,
-              .stored_bytes = shape.kernel_size() * itemsize,
-              .details = {{"dtype", header.dtype == DType::Float64 ? "float64" : "float32"}}};
-    }
-    default:
-      return shiftop_h5::inspect_operator(path);
-  }
+  return codec(detect_operator_format(path)).inspect(path);
 }
 
 }  // namespace shiftop::io

@@ -8,12 +8,12 @@
 #include <optional>
 
 #include "core/available_memory.hpp"
-#include "shiftop/core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/consistency.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::io::shiftop_h5 {
 namespace {
@@ -187,20 +187,24 @@ VectorLayout read_vector_layout(hid_t file, const std::string& path) {
   return layout;
 }
 
-}  // namespace
+// Writes a shiftop file atomically: the format marker, what `write_data` writes, the metadata.
+template <typename WriteData>
+void write_file(const std::string& path, std::string_view kind, const Metadata& metadata,
+                WriteData write_data) {
+  AtomicOutput output(path, AtomicOutput::Kind::File);
+  h5::Handle file = h5::create_file(output.path());
+  write_format_marker(file.get(), kind, path);
+  write_data(file.get());
+  write_metadata(file.get(), metadata, path);
+  file.close(path);
+  output.commit();
+}
 
 OperatorData read_operator(const std::string& path, const OperatorReadOptions& options) {
   const h5::Handle file = h5::open_file(path);
   const Layout layout = read_layout(file.get(), path);
   const ResolvedSlice slice = resolve_slice(options.slice, layout.shape, path);
-  OperatorData op;
-  op.full_shape = layout.shape;
-  op.shape = {slice.rows(), slice.cols(), layout.shape.nt};
-  op.row_begin = slice.row_begin;
-  op.col_begin = slice.col_begin;
-  op.triangular = layout.triangular;
-  require_available_memory(stored_bytes(op.shape, op.triangular),
-                           fmt::format("{}: reading the operator slice {}", path, op.shape.str()));
+  OperatorData op = slice_to_read(layout.shape, slice, layout.triangular, path);
   op.first_column = read_block(file.get(), kKernels, slice, op.shape.nt, path);
   if (!op.triangular) op.first_row = read_block(file.get(), kFirstRow, slice, op.shape.nt, path);
   if (!options.allow_nonfinite) {
@@ -216,20 +220,15 @@ OperatorData read_operator(const std::string& path, const OperatorReadOptions& o
 }
 
 void write_operator(const std::string& path, const OperatorData& op) {
-  require_writable(op, path);
-  AtomicOutput output(path, AtomicOutput::Kind::File);
-  h5::Handle file = h5::create_file(output.path());
-  write_format_marker(file.get(), "operator", path);
-  h5::write_attribute(file.get(), "nd", op.shape.nd, path);
-  h5::write_attribute(file.get(), "nm", op.shape.nm, path);
-  h5::write_attribute(file.get(), "nt", op.shape.nt, path);
-  h5::write_attribute(file.get(), "triangular", std::int64_t{op.triangular ? 1 : 0}, path);
-  const std::array<index_t, 3> dims = {op.shape.nd, op.shape.nm, op.shape.nt};
-  h5::write_doubles(file.get(), kKernels, dims, op.first_column.data(), path);
-  if (!op.triangular) h5::write_doubles(file.get(), kFirstRow, dims, op.first_row.data(), path);
-  write_metadata(file.get(), op.metadata, path);
-  file.close(path);
-  output.commit();
+  write_file(path, "operator", op.metadata, [&](hid_t file) {
+    h5::write_attribute(file, "nd", op.shape.nd, path);
+    h5::write_attribute(file, "nm", op.shape.nm, path);
+    h5::write_attribute(file, "nt", op.shape.nt, path);
+    h5::write_attribute(file, "triangular", std::int64_t{op.triangular ? 1 : 0}, path);
+    const std::array<index_t, 3> dims = {op.shape.nd, op.shape.nm, op.shape.nt};
+    h5::write_doubles(file, kKernels, dims, op.first_column.data(), path);
+    if (!op.triangular) h5::write_doubles(file, kFirstRow, dims, op.first_row.data(), path);
+  });
 }
 
 OperatorInfo inspect_operator(const std::string& path) {
@@ -253,10 +252,7 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
   const VectorLayout layout = read_vector_layout(file.get(), path);
   const std::vector<index_t>& dims = layout.dims;
   VectorData vector;
-  vector.batched = dims.size() == 3;
-  vector.nrhs = vector.batched ? dims[0] : 1;
-  vector.blocks = dims[dims.size() - 2];
-  vector.nt = dims.back();
+  set_sizes(vector, dims);
   vector.space = layout.space;
   vector.qoi = layout.qoi;
   vector.checksum = layout.checksum;
@@ -276,20 +272,13 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
 }
 
 void write_vector(const std::string& path, const VectorData& vector) {
-  require_writable(vector, path);
-  AtomicOutput output(path, AtomicOutput::Kind::File);
-  h5::Handle file = h5::create_file(output.path());
-  write_format_marker(file.get(), "vector", path);
-  if (vector.space != VectorSpace::Unknown)
-    h5::write_attribute(file.get(), "space", std::string(to_string(vector.space)), path);
-  if (vector.qoi) h5::write_attribute(file.get(), "qoi", std::int64_t{1}, path);
-  if (vector.checksum != 0) h5::write_attribute(file.get(), "checksum", vector.checksum, path);
-  std::vector<index_t> dims = {vector.blocks, vector.nt};
-  if (vector.batched || vector.nrhs != 1) dims.insert(dims.begin(), vector.nrhs);
-  h5::write_doubles(file.get(), kVector, dims, vector.values.data(), path);
-  write_metadata(file.get(), vector.metadata, path);
-  file.close(path);
-  output.commit();
+  write_file(path, "vector", vector.metadata, [&](hid_t file) {
+    if (vector.space != VectorSpace::Unknown)
+      h5::write_attribute(file, "space", std::string(to_string(vector.space)), path);
+    if (vector.qoi) h5::write_attribute(file, "qoi", std::int64_t{1}, path);
+    if (vector.checksum != 0) h5::write_attribute(file, "checksum", vector.checksum, path);
+    h5::write_doubles(file, kVector, stored_dims(vector), vector.values.data(), path);
+  });
 }
 
 VectorInfo inspect_vector(const std::string& path) {
@@ -298,10 +287,7 @@ VectorInfo inspect_vector(const std::string& path) {
   const std::vector<index_t>& dims = layout.dims;
   VectorInfo info;
   info.format = VectorFormat::Shiftop;
-  info.batched = dims.size() == 3;
-  info.nrhs = info.batched ? dims[0] : 1;
-  info.blocks = dims[dims.size() - 2];
-  info.nt = dims.back();
+  set_sizes(info, dims);
   info.space = layout.space;
   if (layout.qoi) info.details.emplace_back("qoi", "1");
   if (layout.checksum != 0)
@@ -310,5 +296,10 @@ VectorInfo inspect_vector(const std::string& path) {
     info.details.push_back(std::move(entry));
   return info;
 }
+
+}  // namespace
+
+constinit const OperatorCodec kOperatorCodec{read_operator, write_operator, inspect_operator};
+constinit const VectorCodec kVectorCodec{read_vector, write_vector, inspect_vector};
 
 }  // namespace shiftop::io::shiftop_h5

@@ -3,19 +3,11 @@
 // files written by other tools (h5py) without them are read the same way.
 #pragma once
 
-#include <string>
-
-#include "shiftop/io/operator_file.hpp"
-#include "shiftop/io/vector_file.hpp"
+#include "io/format_codec.hpp"
 
 namespace shiftop::io::shiftop_h5 {
 
-OperatorData read_operator(const std::string& path, const OperatorReadOptions& options);
-void write_operator(const std::string& path, const OperatorData& op);
-OperatorInfo inspect_operator(const std::string& path);
-
-VectorData read_vector(const std::string& path, const VectorReadOptions& options);
-void write_vector(const std::string& path, const VectorData& vector);
-VectorInfo inspect_vector(const std::string& path);
+extern const OperatorCodec kOperatorCodec;
+extern const VectorCodec kVectorCodec;
 
 }  // namespace shiftop::io::shiftop_h5

@@ -8,22 +8,21 @@
 #include <system_error>
 
 #include "core/available_memory.hpp"
-#include "shiftop/core/error.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_format.hpp"
+#include "io/format_codec.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
-#include "shiftop/io/npy.hpp"
 #include "io/shiftop_format.hpp"
+#include "io/text.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/npy.hpp"
 
 namespace shiftop::io {
 namespace {
 
 bool is_npy(const std::string& path) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  for (char& c : extension)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension == ".npy";
+  return lowercase_extension(path) == ".npy";
 }
 
 // (blocks, Nt) or (nrhs, blocks, Nt), every size positive.
@@ -41,42 +40,49 @@ VectorData read_npy_vector(const std::string& path, const VectorReadOptions& opt
                            fmt::format("{}: reading a vector of {} values", path, header.count()));
   NpyArray array = read_npy(path);
   VectorData vector;
-  vector.batched = array.shape.size() == 3;
-  vector.nrhs = vector.batched ? array.shape[0] : 1;
-  vector.blocks = array.shape[array.shape.size() - 2];
-  vector.nt = array.shape.back();
+  set_sizes(vector, array.shape);
   vector.values = std::move(array.data);
   if (!options.allow_nonfinite)
     require_finite_vectors(vector.values, vector.blocks, vector.nt, path);
   return vector;
 }
 
+void write_npy_vector(const std::string& path, const VectorData& vector) {
+  write_npy(path, vector.values, stored_dims(vector));
+}
+
+VectorInfo inspect_npy_vector(const std::string& path) {
+  const NpyHeader header = read_npy_header(path);
+  require_vector_shape(header.shape, path);
+  VectorInfo info;
+  info.format = VectorFormat::Npy;
+  set_sizes(info, header.shape);
+  info.details = {{"dtype", header.dtype == DType::Float64 ? "float64" : "float32"}};
+  return info;
+}
+
+constexpr VectorCodec kNpyCodec{read_npy_vector, write_npy_vector, inspect_npy_vector};
+
+// Shiftop, and Auto (which the callers resolve first): shiftop's own HDF5 file.
+const VectorCodec& codec(VectorFormat format) {
+  return format == VectorFormat::FFTMatvec ? fftmatvec::kVectorCodec
+         : format == VectorFormat::Npy     ? kNpyCodec
+                                           : shiftop_h5::kVectorCodec;
+}
+
 }  // namespace
 
 std::string_view to_string(VectorFormat format) {
-  switch (format) {
-    case VectorFormat::Auto:
-      return "auto";
-    case VectorFormat::Shiftop:
-      return "shiftop";
-    case VectorFormat::FFTMatvec:
-      return "fftmatvec";
-    case VectorFormat::Npy:
-      return "npy";
-  }
-  return "?";
+  return name_of(format, {{VectorFormat::Auto, "auto"},
+                          {VectorFormat::Shiftop, "shiftop"},
+                          {VectorFormat::FFTMatvec, "fftmatvec"},
+                          {VectorFormat::Npy, "npy"}});
 }
 
 std::string_view to_string(VectorSpace space) {
-  switch (space) {
-    case VectorSpace::Unknown:
-      return "unknown";
-    case VectorSpace::Parameter:
-      return "parameter";
-    case VectorSpace::Data:
-      return "data";
-  }
-  return "?";
+  return name_of(space, {{VectorSpace::Unknown, "unknown"},
+                         {VectorSpace::Parameter, "parameter"},
+                         {VectorSpace::Data, "data"}});
 }
 
 VectorFormat detect_vector_format(const std::string& path) {
@@ -99,50 +105,16 @@ VectorFormat output_vector_format(const std::string& path) {
 }
 
 VectorData read_vector(const std::string& path, const VectorReadOptions& options) {
-  switch (detect_vector_format(path)) {
-    case VectorFormat::Npy:
-      return read_npy_vector(path, options);
-    case VectorFormat::FFTMatvec:
-      return fftmatvec::read_vector(path, options);
-    default:
-      return shiftop_h5::read_vector(path, options);
-  }
+  return codec(detect_vector_format(path)).read(path, options);
 }
 
 void write_vector(const std::string& path, const VectorData& vector, VectorFormat format) {
-  switch (format == VectorFormat::Auto ? output_vector_format(path) : format) {
-    case VectorFormat::Npy: {
-      require_writable(vector, path);
-      std::vector<index_t> shape = {vector.blocks, vector.nt};
-      if (vector.batched || vector.nrhs != 1) shape.insert(shape.begin(), vector.nrhs);
-      return write_npy(path, vector.values, shape);
-    }
-    case VectorFormat::FFTMatvec:
-      return fftmatvec::write_vector(path, vector);
-    default:
-      return shiftop_h5::write_vector(path, vector);
-  }
+  require_writable(vector, path);
+  codec(format == VectorFormat::Auto ? output_vector_format(path) : format).write(path, vector);
 }
 
 VectorInfo inspect_vector(const std::string& path) {
-  switch (detect_vector_format(path)) {
-    case VectorFormat::Npy: {
-      const NpyHeader header = read_npy_header(path);
-      require_vector_shape(header.shape, path);
-      VectorInfo info;
-      info.format = VectorFormat::Npy;
-      info.batched = header.shape.size() == 3;
-      info.nrhs = info.batched ? header.shape[0] : 1;
-      info.blocks = header.shape[header.shape.size() - 2];
-      info.nt = header.shape.back();
-      info.details = {{"dtype", header.dtype == DType::Float64 ? "float64" : "float32"}};
-      return info;
-    }
-    case VectorFormat::FFTMatvec:
-      return fftmatvec::inspect_vector(path);
-    default:
-      return shiftop_h5::inspect_vector(path);
-  }
+  return codec(detect_vector_format(path)).inspect(path);
 }
 
 }  // namespace shiftop::io

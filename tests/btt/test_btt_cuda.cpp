@@ -1,26 +1,25 @@
-// The CUDA backend against the CPU backend in FP64 (ctest label `gpu`): every op x every precision
-// string x triangular/general x nrhs in {1, 3, 16}, with both phase-3 kernels (the fused GEMV and
-// cuBLAS), on random sizes including odd and tiny ones. FP64 configurations must agree to 1e-12;
-// the others must stay within kSlack times the eq. (6) bound of tests/precision_bound.hpp (for F*F
-// and FF*: kappa * bound(first half) + bound(second half), the first half's error amplified by the
-// second operator). Outputs are poisoned with NaN before every run so unwritten elements fail.
+// What only the CUDA plan has (ctest label `gpu`). The operator tests it shares with every backend
+// (every op x precision string x nrhs against the CPU plan, the adjoint identity, many right-hand
+// sides, bad inputs, ...) are in plan_test.hpp, instantiated for CUDA by test_plan_cuda.cpp. Here,
+// against the CPU plan with the same check (plan_checks.hpp: FP64 to 1e-12, the other strings
+// within kSlack times the eq. (6) bound, outputs poisoned with NaN): both phase-3 kernels (the
+// fused GEMV and cuBLAS) and both transforms forced, and forced FFT lengths, on random sizes
+// including odd and tiny ones. Against the dense product: the choices Planning::Measure makes and
+// set_gemv. Device pointers on a user stream, CUDA graphs, profiling, and the refusals.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <vector>
 
+#include "btt/plan_checks.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/gpu/devices.hpp"
 #include "support/dense_reference.hpp"
-#include "support/precision_bound.hpp"
 
 namespace shiftop::btt {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Case {
   Shape shape;
@@ -50,45 +49,17 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
                      fft[static_cast<int>(c.fft)]);
 }
 
-struct Operator {
-  std::vector<double> col, row;
-  Plan make(const Shape& s, bool triangular, const PlanOptions& options) const {
-    return triangular ? Plan::create(col, s, options) : Plan::create_general(col, row, s, options);
-  }
-};
-
-Operator random_operator(const Shape& s, unsigned seed) {
-  const auto n = static_cast<std::size_t>(s.kernel_size());
-  Operator op{testing::random_vector(n, seed), testing::random_vector(n, seed + 1)};
-  for (index_t k = 0; k < s.nd * s.nm; ++k)
-    op.row[static_cast<std::size_t>(k * s.nt)] = op.col[static_cast<std::size_t>(k * s.nt)];
-  return op;
-}
-
-double mixed_bound(const PrecisionConfig& p, Op op, const Shape& s, double kappa) {
-  switch (op) {
-    case Op::F:
-    case Op::Fadj:
-      return testing::eq6_bound(p, op, s, kappa);
-    case Op::FadjF:
-      return kappa * testing::eq6_bound(p, Op::F, s, kappa) +
-             testing::eq6_bound(p, Op::Fadj, s, kappa);
-    case Op::FFadj:
-      return kappa * testing::eq6_bound(p, Op::Fadj, s, kappa) +
-             testing::eq6_bound(p, Op::F, s, kappa);
-  }
-  return 0;
-}
+using plan_test::kNaN;
+using plan_test::random_operator;
+using plan_test::TestOperator;
 
 class CudaAgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const auto [s, triangular, gemv, fft_length, fft] = GetParam();
-  const Operator a = random_operator(s, 11);
-  Plan cpu = a.make(s, triangular, {.planning = Planning::Estimate});
-  Plan gpu = a.make(s, triangular,
-                    {.backend = Backend::Cuda,
+  const TestOperator a = random_operator(s, triangular, 11);
+  Plan gpu = a.make({.backend = Backend::Cuda,
                      .planning = Planning::Estimate,
                      .gpu = {.gemv = gemv, .fft = fft, .fft_length = fft_length}});
   const index_t length = fft_length != 0                   ? fft_length
@@ -100,28 +71,9 @@ TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
                      length == power_of_two_at_least(length);
   for (Op op : kAllOps)
     ASSERT_EQ(to_string(gpu.choices().of(op).transforms), fused ? "fused" : "cufft");
-  const double kappa =
-      testing::spectrum_condition_number(a.col, triangular ? std::span<const double>{} : a.row, s);
-  for (Op op : kAllOps) {
-    for (index_t nrhs : {1, 3, 16}) {
-      const auto x =
-          testing::random_vector(static_cast<std::size_t>(nrhs * input_blocks(op, s) * s.nt), 17);
-      std::vector<double> exact(static_cast<std::size_t>(nrhs * output_blocks(op, s) * s.nt));
-      cpu.apply(op, x, exact, nrhs);
-      for (const PrecisionConfig& config : PrecisionConfig::all()) {
-        gpu.set_precision(config.str());
-        std::vector<double> y(exact.size(), kNaN);
-        gpu.apply(op, x, y, nrhs);
-        const double error = testing::relative_error(y, exact);
-        SCOPED_TRACE(fmt::format("{} nrhs={} {} error {:.3e} kappa {:.2e}", to_string(op), nrhs,
-                                 config.str(), error, kappa));
-        if (config.all_double())
-          ASSERT_LE(error, 1e-12);
-        else
-          ASSERT_LE(error, testing::kSlack * mixed_bound(config, op, s, kappa));
-      }
-    }
-  }
+  plan_test::Reference cpu(a, Backend::Cuda);  // the CPU plan in FP64
+  const index_t counts[] = {1, 3, 16};
+  plan_test::expect_every_op_precision_and_rhs(gpu, a, cpu, counts, 17, 1e-12);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -154,8 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
   if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Shape s{6, 50, 30};
-  const Operator a = random_operator(s, 5);
-  Plan gpu = a.make(s, false, {.backend = Backend::Cuda});
+  const TestOperator a = random_operator(s, false, 5);
+  Plan gpu = a.make({.backend = Backend::Cuda});
   EXPECT_TRUE(gpu.choices().fft_length == 60 || gpu.choices().fft_length == 64)
       << gpu.choices().fft_length;
   const auto dense = testing::dense_block_toeplitz(a.col, a.row, s);
@@ -184,28 +136,14 @@ TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
   }
 }
 
-TEST(Cuda, AdjointIdentityOnTheDevice) {
-  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const Shape s{9, 70, 31};
-  const Operator a = random_operator(s, 21);
-  Plan gpu = a.make(s, true, {.backend = Backend::Cuda, .planning = Planning::Estimate});
-  const auto m = testing::random_vector(static_cast<std::size_t>(s.nm * s.nt), 1);
-  const auto d = testing::random_vector(static_cast<std::size_t>(s.nd * s.nt), 2);
-  std::vector<double> fm(d.size(), kNaN), fd(m.size(), kNaN);
-  gpu.apply(Op::F, m, fm);
-  gpu.apply(Op::Fadj, d, fd);
-  const double lhs = testing::dot(fm, d), rhs = testing::dot(m, fd);
-  EXPECT_NEAR(lhs, rhs, 1e-12 * std::abs(lhs));
-}
-
 // Device pointers on a user stream, with and without CUDA graphs and with profiling, with our
 // transforms and with cuFFT (L = 2 Nt = 64): the same result as the host path, and repeated calls
 // (graph replay) stay correct when inputs change.
 TEST(Cuda, DevicePointersGraphsAndProfiling) {
   if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Shape s{4, 90, 32};
-  const Operator a = random_operator(s, 31);
-  Plan reference = a.make(s, false, {.planning = Planning::Estimate});
+  const TestOperator a = random_operator(s, false, 31);
+  Plan reference = a.make({.planning = Planning::Estimate});
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   std::vector<PlanOptions> all;
@@ -218,7 +156,7 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
     all.insert(all.end(), {plain, graphs, profiled});
   }
   for (const PlanOptions& options : all) {
-    Plan gpu = a.make(s, false, options);
+    Plan gpu = a.make(options);
     ASSERT_EQ(to_string(gpu.choices().of(Op::F).transforms),
               options.gpu.fft == FftImplementation::Fused ? "fused" : "cufft");
     const index_t nrhs = 3;

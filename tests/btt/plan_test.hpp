@@ -1,0 +1,371 @@
+// The operator tests, written once for every backend (as Ginkgo builds its test/ once per
+// executor). A backend's instantiation file, test_plan_<backend>.cpp, includes this header and
+// names the backend:
+//
+//   namespace shiftop::btt::plan_test {
+//   BackendUnderTest hip() { return {.name = "hip", .options = {.backend = Backend::Hip, ...}}; }
+//   SHIFTOP_PLAN_TESTS(Hip, hip());
+//   }
+//
+// and tests/btt/CMakeLists.txt builds it with shiftop_add_test(test_plan_hip [GPU] LIBS lapacke).
+// Include this header in one file per executable: it defines the tests.
+//
+// The CPU plan is checked against the explicit dense block Toeplitz product, every other backend
+// against the CPU plan in FP64 (plan_checks.hpp). Tests are named
+// <Backend>/<Suite>.<Case>/<parameter>, for example Cpu/Plan.BadInputsGiveClearErrors/cpu or
+// Cuda/PlanVsReference.EveryOpPrecisionAndRhsCount/nd3_nm5_nt9_gen_rhs5_max2.
+//
+//   PlanVsReference  every op x every precision string x nrhs in {1, 3, 16, the case's}, on
+//                    triangular and general operators down to Nt = 1, with max_rhs groups
+//   Plan             adjoint identity, F*F and FF* as their halves chained, many right-hand sides
+//                    against one at a time, repeated applies, phase times, memory_bytes and
+//                    choices(), bad inputs
+//   EveryPrecision   all 32 precision strings against the same plan in FP64, within the bound of
+//                    eq. (6), and really less accurate when a phase is FP32
+//   Fp64             FP64 against the reference to 1e-14 (times fp64_scale)
+//
+// Every output is poisoned with NaN first, so that unwritten elements fail.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "btt/plan_checks.hpp"
+#include "shiftop/core/error.hpp"
+
+namespace shiftop::btt::plan_test {
+
+/// Skips the test when the backend cannot run here (no device).
+template <typename Param>
+class BackendTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    const BackendUnderTest& b = backend();
+    if (b.unavailable) {
+      const std::string why = b.unavailable();
+      if (!why.empty()) GTEST_SKIP() << why;
+    }
+  }
+  const BackendUnderTest& backend() const {
+    if constexpr (std::is_same_v<Param, BackendUnderTest>)
+      return this->GetParam();
+    else
+      return std::get<0>(this->GetParam());
+  }
+};
+
+inline std::string backend_name(const ::testing::TestParamInfo<BackendUnderTest>& info) {
+  return info.param.name;
+}
+
+// ---- PlanVsReference: every op x precision x right-hand-side count ------------------------------
+
+struct OperatorCase {
+  Shape shape;
+  bool triangular;
+  /// Applied besides 1, 3 and 16 right-hand sides.
+  index_t nrhs;
+  index_t max_rhs;
+};
+
+inline void PrintTo(const OperatorCase& c, std::ostream* os) {
+  *os << fmt::format("nd{}_nm{}_nt{}_{}_rhs{}_max{}", c.shape.nd, c.shape.nm, c.shape.nt,
+                     c.triangular ? "tri" : "gen", c.nrhs, c.max_rhs);
+}
+
+inline std::string operator_case_name(
+    const ::testing::TestParamInfo<std::tuple<BackendUnderTest, OperatorCase>>& info) {
+  return ::testing::PrintToString(std::get<1>(info.param));
+}
+
+// Sizes down to Nt = 1 and Nd = Nm = 1, tall and wide, right-hand sides in groups of max_rhs
+// (1, 2, 4) that the counts cross, and the shapes of the CUDA plan's tests: GEMV lengths
+// past 1000, Nd in the hundreds, FFT lengths that are and are not powers of two.
+inline const std::vector<OperatorCase> kOperatorCases = {
+    {{1, 1, 1}, true, 1, 16},     {{1, 1, 1}, false, 2, 16},    {{2, 3, 1}, true, 1, 16},
+    {{1, 4, 7}, true, 1, 16},     {{1, 4, 7}, false, 3, 16},    {{5, 1, 6}, true, 2, 16},
+    {{5, 1, 6}, false, 1, 16},    {{3, 5, 9}, true, 5, 2},      {{3, 5, 9}, false, 5, 2},
+    {{7, 13, 17}, true, 3, 16},   {{7, 13, 17}, false, 4, 4},   {{4, 19, 2}, false, 9, 4},
+    {{17, 3, 8}, true, 6, 16},    {{9, 33, 11}, false, 1, 1},   {{2, 3, 5}, true, 7, 3},
+    {{2, 3, 5}, false, 5, 16},    {{7, 33, 16}, true, 5, 4},    {{7, 33, 16}, false, 2, 16},
+    {{5, 1031, 9}, true, 5, 16},  {{5, 1031, 9}, false, 6, 4},  {{37, 300, 12}, true, 2, 16},
+    {{37, 300, 12}, false, 9, 8}, {{300, 40, 7}, true, 17, 16}, {{300, 40, 7}, false, 5, 16}};
+
+class PlanVsReference : public BackendTest<std::tuple<BackendUnderTest, OperatorCase>> {};
+
+TEST_P(PlanVsReference, EveryOpPrecisionAndRhsCount) {
+  const auto& [b, c] = GetParam();
+  const TestOperator a = random_operator(c.shape, c.triangular, 1);
+  PlanOptions options = b.options;
+  options.max_rhs = c.max_rhs;
+  btt::Plan plan = a.make(options);
+  Reference reference(a, b.options.backend);
+  std::vector<index_t> counts = {1, 3, 16};
+  if (std::find(counts.begin(), counts.end(), c.nrhs) == counts.end()) counts.push_back(c.nrhs);
+  expect_every_op_precision_and_rhs(plan, a, reference, counts, 3, 1e-13 * b.fp64_scale);
+}
+
+// ---- Plan: identities, repeated applies, what a plan reports, bad inputs ------------------------
+
+class Plan : public BackendTest<BackendUnderTest> {};
+
+// Plans of the same operator agree with their adjoints: <F m, d> = <m, F* d>, to 1e-13 * |<F m, d>|
+// (times fp64_scale).
+TEST_P(Plan, AdjointIdentityHoldsForTriangularAndGeneral) {
+  const BackendUnderTest& b = GetParam();
+  struct Setup {
+    Shape shape;
+    unsigned operator_seed, m_seed, d_seed;
+  };
+  for (const Setup& setup : {Setup{{6, 41, 37}, 11, 21, 22}, Setup{{9, 70, 31}, 21, 1, 2}})
+    for (bool triangular : {true, false}) {
+      const Shape& s = setup.shape;
+      const TestOperator a = random_operator(s, triangular, setup.operator_seed);
+      btt::Plan plan = a.make(b.options);
+      const auto m = testing::random_vector(input_size(Op::F, s), setup.m_seed);
+      const auto d = testing::random_vector(input_size(Op::Fadj, s), setup.d_seed);
+      std::vector<double> fm = poisoned(d.size()), fd = poisoned(m.size());
+      plan.apply(Op::F, m, fm);
+      plan.apply(Op::Fadj, d, fd);
+      const double lhs = testing::dot(fm, d), rhs = testing::dot(m, fd);
+      EXPECT_NEAR(lhs, rhs, 1e-13 * b.fp64_scale * std::abs(lhs))
+          << s.str() << (triangular ? " triangular" : " general");
+    }
+}
+
+TEST_P(Plan, NormalOperatorsEqualTheirHalvesChained) {
+  const BackendUnderTest& b = GetParam();
+  const Shape s{6, 41, 37};
+  const index_t nrhs = 3;
+  for (bool triangular : {false, true}) {
+    const TestOperator a = random_operator(s, triangular, 11);
+    btt::Plan plan = a.make(b.options);
+    const auto m = testing::random_vector(input_size(Op::F, s, nrhs), 31);
+    std::vector<double> fm = poisoned(output_size(Op::F, s, nrhs)), ffm = poisoned(m.size()),
+                        hm = poisoned(m.size());
+    plan.apply(Op::F, m, fm, nrhs);
+    plan.apply(Op::Fadj, fm, ffm, nrhs);
+    plan.apply(Op::FadjF, m, hm, nrhs);
+    EXPECT_LT(testing::relative_error(hm, ffm), 1e-14 * b.fp64_scale);
+    std::vector<double> fadj = poisoned(m.size()), gg = poisoned(fm.size()),
+                        g2 = poisoned(fm.size());
+    plan.apply(Op::Fadj, fm, fadj, nrhs);
+    plan.apply(Op::F, fadj, gg, nrhs);
+    plan.apply(Op::FFadj, fm, g2, nrhs);
+    EXPECT_LT(testing::relative_error(g2, gg), 1e-14 * b.fp64_scale);
+  }
+}
+
+// 11 right-hand sides in groups of 4 (4 + 4 + 3) give what each gives alone.
+TEST_P(Plan, ManyRightHandSidesEqualOneAtATime) {
+  const BackendUnderTest& b = GetParam();
+  const Shape s{6, 41, 37};
+  const index_t nrhs = 11;
+  PlanOptions options = b.options;
+  options.max_rhs = 4;
+  for (bool triangular : {true, false}) {
+    const TestOperator a = random_operator(s, triangular, 11);
+    btt::Plan plan = a.make(options);
+    for (Op op : kAllOps) {
+      const std::size_t nin = input_size(op, s), nout = output_size(op, s);
+      const auto x = testing::random_vector(nrhs * nin, 41);
+      std::vector<double> all = poisoned(nrhs * nout);
+      plan.apply(op, x, all, nrhs);
+      for (std::size_t r = 0; r < static_cast<std::size_t>(nrhs); ++r) {
+        std::vector<double> one = poisoned(nout);
+        plan.apply(op, std::span(x).subspan(r * nin, nin), one);
+        EXPECT_LT(testing::relative_error(std::span(all).subspan(r * nout, nout), one),
+                  1e-15 * b.fp64_scale)
+            << to_string(op) << " right-hand side " << r << (triangular ? " triangular" : "");
+      }
+    }
+  }
+}
+
+// The same input twice gives the same output, bit for bit, with and without timing. A timed plan
+// reports its phase times. memory_bytes() holds at least F^, and choices() an FFT length that
+// embeds the operator and, per op, the choice of its first pass.
+TEST_P(Plan, RepeatedAppliesAreIdenticalAndReportPhaseTimes) {
+  const BackendUnderTest& b = GetParam();
+  const Shape s{6, 41, 37};
+  const TestOperator a = random_operator(s, true, 11);
+  for (const PlanOptions& options : {b.options, b.timed}) {
+    btt::Plan plan = a.make(options);
+    for (Op op : kAllOps) {
+      const auto m = testing::random_vector(input_size(op, s), 51);
+      std::vector<double> first = poisoned(output_size(op, s)), again = poisoned(first.size());
+      plan.apply(op, m, first);
+      plan.apply(op, m, again);
+      EXPECT_EQ(first, again) << to_string(op);
+    }
+    const PlanChoices choices = plan.choices();
+    EXPECT_GE(choices.fft_length, padded_length(s));
+    EXPECT_EQ(choices.fft_length % 2, 0);
+    EXPECT_GT(plan.memory_bytes(), static_cast<std::size_t>(frequencies(s) * s.nd * s.nm * 16));
+    EXPECT_GE(plan.memory_bytes(),
+              static_cast<std::size_t>((choices.fft_length / 2 + 1) * s.nd * s.nm * 16));
+    for (Op op : kAllOps) {
+      const PassChoice& first = choices.of(op);
+      const PassChoice& expected =
+          choices.passes[op == Op::F || op == Op::FadjF ? 0 : 1];  // the direction of pass 1
+      EXPECT_EQ(first.transforms, expected.transforms) << to_string(op);
+      EXPECT_EQ(first.gemv_name(), expected.gemv_name()) << to_string(op);
+    }
+  }
+  btt::Plan timed = a.make(b.timed);
+  const auto m = testing::random_vector(input_size(Op::F, s), 51);
+  std::vector<double> d = poisoned(output_size(Op::F, s));
+  timed.apply(Op::F, m, d);
+  const PhaseTimes t = timed.last_phase_times();
+  EXPECT_GT(t[ApplyPhase::Gemv], 0.0);
+  EXPECT_GT(t.total(), 0.0);
+}
+
+template <typename F>
+void expect_error(F&& f, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(Plan, BadInputsGiveClearErrors) {
+  const BackendUnderTest& b = GetParam();
+  const Shape s{2, 3, 4};
+  const auto k = testing::random_vector(static_cast<std::size_t>(s.kernel_size()), 61);
+  const PlanOptions fast = b.options;
+  const auto with = [&](auto change) {
+    PlanOptions options = b.options;
+    change(options);
+    return options;
+  };
+  expect_error([&] { btt::Plan::create(std::span(k).first(5), s, fast); },
+               "expected Nd*Nm*Nt = 24");
+  expect_error([&] { btt::Plan::create(k, Shape{2, 0, 4}, fast); }, "every size must be positive");
+  expect_error(
+      [&] { btt::Plan::create(k, s, with([](PlanOptions& o) { o.precision = "DDSXD"; })); },
+      "precision string");
+  expect_error([&] { btt::Plan::create(k, s, with([](PlanOptions& o) { o.max_rhs = 0; })); },
+               "max_rhs");
+  auto row = k;
+  row[4] += 1.0;  // lag 0 of kernel (0, 1)
+  expect_error([&] { btt::Plan::create_general(k, row, s, fast); },
+               "disagree at lag 0 in kernel (i=0, j=1)");
+
+  btt::Plan plan = btt::Plan::create(k, s, fast);
+  std::vector<double> m = poisoned(input_size(Op::F, s)), d = poisoned(output_size(Op::F, s));
+  expect_error([&] { plan.apply(Op::F, std::span(m).first(11), d); }, "expected nrhs*blocks*Nt");
+  expect_error([&] { plan.apply(Op::F, m, std::span(d).first(3)); }, "output of F has 3 values");
+  expect_error([&] { plan.apply(Op::Fadj, m, d); }, "input of Fadj has 12 values");
+  expect_error([&] { plan.apply(Op::F, m, d, 0); }, "right-hand sides");
+  std::vector<double> both(static_cast<std::size_t>(s.nm * s.nt + s.nd * s.nt));
+  expect_error(
+      [&] {
+        plan.apply(Op::FadjF, std::span(both).first(m.size()),
+                   std::span(both).subspan(4, m.size()));
+      },
+      "overlap");
+  expect_error([&] { plan.set_precision("SS"); }, "precision string");
+  EXPECT_EQ(plan.precision().str(), "DDDDD");
+}
+
+// ---- EveryPrecision: all 32 strings against the same plan in FP64 -------------------------------
+
+struct PrecisionCase {
+  Shape shape;
+  bool triangular;
+};
+
+inline void PrintTo(const PrecisionCase& c, std::ostream* os) {
+  *os << fmt::format("nd{}_nm{}_nt{}_{}", c.shape.nd, c.shape.nm, c.shape.nt,
+                     c.triangular ? "tri" : "gen");
+}
+
+inline std::string precision_case_name(
+    const ::testing::TestParamInfo<std::tuple<BackendUnderTest, PrecisionCase>>& info) {
+  return ::testing::PrintToString(std::get<1>(info.param));
+}
+
+inline const std::vector<PrecisionCase> kPrecisionCases = {{{3, 20, 16}, true},
+                                                           {{3, 20, 16}, false},
+                                                           {{8, 5, 9}, true},
+                                                           {{1, 7, 1}, true},
+                                                           {{12, 64, 33}, false}};
+
+class EveryPrecision : public BackendTest<std::tuple<BackendUnderTest, PrecisionCase>> {};
+
+// Within kSlack times the first-order bound of eq. (6) (support/precision_bound.hpp), and the
+// converse: a string with an FP32 phase must really lose accuracy (FP32 is computed, not emulated
+// in FP64). FP64 after any number of precision changes gives the same result bit for bit.
+TEST_P(EveryPrecision, ErrorIsWithinTheBoundOfEq6) {
+  const auto& [b, c] = GetParam();
+  const Shape& s = c.shape;
+  const TestOperator a = random_operator(s, c.triangular, 101);
+  const double kappa = testing::spectrum_condition_number(a.col, a.row_used(), s);
+  btt::Plan plan = a.make(b.options);
+  for (Op op : {Op::F, Op::Fadj}) {
+    // Random FP64 inputs: their mantissas carry bits below FP32's, so a rounding shows.
+    const auto x = testing::random_vector(input_size(op, s), 103);
+    std::vector<double> exact = poisoned(output_size(op, s));
+    plan.set_precision("DDDDD");
+    plan.apply(op, x, exact);
+    for (const PrecisionConfig& config : PrecisionConfig::all()) {
+      plan.set_precision(config.str());
+      std::vector<double> y = poisoned(exact.size());
+      plan.apply(op, x, y);
+      const double error = testing::relative_error(y, exact);
+      const double bound = testing::eq6_bound(config, op, s, kappa);
+      SCOPED_TRACE(fmt::format("{} {} error {:.3e} bound {:.3e} kappa {:.3e}", to_string(op),
+                               config.str(), error, bound, kappa));
+      if (config.all_double()) {
+        EXPECT_EQ(error, 0.0);  // the same plan and precision is deterministic
+      } else {
+        EXPECT_LE(error, testing::kSlack * bound);
+        EXPECT_GT(error, 1e-3 * unit_roundoff(Precision::Single));  // FP32 was really used
+      }
+    }
+  }
+}
+
+// ---- Fp64 ---------------------------------------------------------------------------------------
+
+class Fp64 : public BackendTest<BackendUnderTest> {};
+
+TEST_P(Fp64, AllDoubleConfigurationMatchesTheReference) {
+  const BackendUnderTest& b = GetParam();
+  const Shape s{4, 9, 12};
+  const TestOperator a = random_operator(s, true, 7);
+  btt::Plan plan = a.make(b.options);
+  Reference reference(a, b.options.backend);
+  const auto m = testing::random_vector(input_size(Op::F, s), 8);
+  std::vector<double> d = poisoned(output_size(Op::F, s));
+  plan.apply(Op::F, m, d);
+  EXPECT_LT(testing::relative_error(d, reference.apply(Op::F, m)), 1e-14 * b.fp64_scale)
+      << "against the " << reference.name();
+}
+
+}  // namespace shiftop::btt::plan_test
+
+/// Instantiates every shared plan test for one backend: Prefix names it in the test names (Cpu,
+/// Cuda), backend is an expression giving its BackendUnderTest. Use inside
+/// namespace shiftop::btt::plan_test.
+#define SHIFTOP_PLAN_TESTS(Prefix, backend)                                                 \
+  INSTANTIATE_TEST_SUITE_P(                                                                 \
+      Prefix, PlanVsReference,                                                              \
+      ::testing::Combine(::testing::Values(backend), ::testing::ValuesIn(kOperatorCases)),  \
+      operator_case_name);                                                                  \
+  INSTANTIATE_TEST_SUITE_P(Prefix, Plan, ::testing::Values(backend), backend_name);         \
+  INSTANTIATE_TEST_SUITE_P(                                                                 \
+      Prefix, EveryPrecision,                                                               \
+      ::testing::Combine(::testing::Values(backend), ::testing::ValuesIn(kPrecisionCases)), \
+      precision_case_name);                                                                 \
+  INSTANTIATE_TEST_SUITE_P(Prefix, Fp64, ::testing::Values(backend), backend_name)

@@ -4,7 +4,6 @@
 // process grid instead (bench_distributed.cpp).
 #include <fmt/core.h>
 
-#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -50,11 +49,7 @@ void run(const BenchOptions& o) {
   };
 
   progress("measuring memory bandwidth");
-  MemoryBandwidth bw;
-#ifdef SHIFTOP_HAVE_CUDA
-  if (cuda) bw.copy_GBs = gpu::measure_copy_bandwidth_GBs(std::size_t{1} << 30, o.device);
-#endif
-  if (!cuda) bw = measure_memory_bandwidth(std::size_t{512} << 20, o.threads);
+  const MemoryBandwidth bw = measure_bandwidth(options.backend, o.device, o.threads);
   const double ceiling_GBs = cuda ? bw.copy_GBs : bw.read_GBs;
   progress("creating the plan");
   const std::vector<double> kernels = random_values(shape.kernel_size(), 1);
@@ -67,19 +62,14 @@ void run(const BenchOptions& o) {
   const std::vector<double> x = random_values(o.nrhs * nin, 2);
   std::vector<double> y(static_cast<std::size_t>(o.nrhs * nout),
                         std::numeric_limits<double>::quiet_NaN());
-  Runner runner(plan, op, x, y, o.nrhs, cuda, o.device);
+  Runner runner(plan, op, x, y, o.nrhs, options.backend, o.device);
   progress("timing");
-  for (int k = 0; k < std::max(o.warmup, 1); ++k)
-    runner.apply();
-  const std::vector<double>& result = runner.result();
-  for (double v : result)
-    require(std::isfinite(v), "bench: the output has a non-finite value (unwritten or overflow)");
+  const std::vector<double>& result = runner.warm_up(o.warmup);
+  require(all_finite(result), "bench: the output has a non-finite value (unwritten or overflow)");
   std::vector<double> totals;
   std::array<std::vector<double>, 6> phases;
   for (int k = 0; k < o.repetitions; ++k) {
-    watch.lap();
-    runner.apply();
-    totals.push_back(watch.lap());
+    totals.push_back(runner.timed_apply());
     const btt::PhaseTimes t = plan.last_phase_times();
     for (std::size_t p = 0; p < phases.size(); ++p)
       phases[p].push_back(t.seconds[p]);
@@ -124,12 +114,7 @@ void run(const BenchOptions& o) {
     btt::Plan reference = btt::Plan::create(kernels, shape, {.cpu = {.threads = o.threads}});
     std::vector<double> want(y.size());
     reference.apply(op, x, want, o.nrhs);
-    double diff = 0, ref = 0;
-    for (std::size_t k = 0; k < want.size(); ++k) {
-      diff += (result[k] - want[k]) * (result[k] - want[k]);
-      ref += want[k] * want[k];
-    }
-    out["relative_error_vs_cpu_fp64"] = std::sqrt(diff / ref);
+    out["relative_error_vs_cpu_fp64"] = relative_difference(result, want);
   }
 
   if (o.direct) {
@@ -144,14 +129,9 @@ void run(const BenchOptions& o) {
       btt::direct_adjoint_product(kernels, shape, std::span(x).first(static_cast<std::size_t>(nin)),
                                   yd, o.threads);
     const double direct = watch.lap();
-    double diff = 0, ref = 0;
-    for (std::size_t k = 0; k < yd.size(); ++k) {
-      diff += (y[k] - yd[k]) * (y[k] - yd[k]);
-      ref += yd[k] * yd[k];
-    }
     out["direct_ms"] = direct * 1e3;
     out["speedup_over_direct"] = direct / (total / static_cast<double>(o.nrhs));
-    out["relative_difference_to_direct"] = std::sqrt(diff / ref);
+    out["relative_difference_to_direct"] = relative_difference(y, yd);
   }
 
   if (o.json) {
@@ -183,10 +163,9 @@ void run(const BenchOptions& o) {
 }  // namespace
 
 btt::PlanOptions plan_options(const BenchOptions& o) {
-  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
-          o.backend);
-  const bool cuda = o.backend == "cuda";
-  return {.backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
+  const btt::Backend backend = parse_backend(o.backend);
+  const bool cuda = backend == btt::Backend::Cuda;
+  return {.backend = backend,
           .precision = o.precision,
           .max_rhs = std::min<index_t>(o.nrhs, cuda ? 64 : 16),
           .planning = o.estimate ? btt::Planning::Estimate : btt::Planning::Measure,
@@ -199,6 +178,18 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
                   .graphs = o.graphs}};
 }
 
+MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads) {
+  if (backend == btt::Backend::Cpu)
+    return measure_memory_bandwidth(std::size_t{512} << 20, threads);
+  MemoryBandwidth bw;
+#ifdef SHIFTOP_HAVE_CUDA
+  bw.copy_GBs = gpu::measure_copy_bandwidth_GBs(std::size_t{1} << 30, device);
+#else
+  (void)device;
+#endif
+  return bw;
+}
+
 double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t passes) {
   const double element = p[Phase::Gemv] == Precision::Single ? 8.0 : 16.0;
   const double halves = (op == btt::Op::FadjF || op == btt::Op::FFadj) ? 2.0 : 1.0;
@@ -208,9 +199,7 @@ double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_
 
 #ifndef SHIFTOP_HAVE_MPI
 void run_distributed_bench(const BenchOptions&) {
-  fail(
-      "bench on a process grid (--grid, or under mpiexec): this shiftop was built without MPI; "
-      "install an MPI library (libopenmpi-dev) and rebuild");
+  fail_without_mpi("bench");
 }
 #endif
 
@@ -218,57 +207,42 @@ void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd =
       app.add_subcommand("bench", "Time one operation of a random operator, phase by phase");
-  cmd->add_option("--nd", o->nd, "observation blocks (sensors)")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--nm", o->nm, "parameter blocks")->capture_default_str()->check(kPositive);
-  cmd->add_option("--nt", o->nt, "time steps")->capture_default_str()->check(kPositive);
-  cmd->add_option("--nrhs", o->nrhs, "right-hand sides per apply")
-      ->capture_default_str()
-      ->check(kPositive);
+  add_count_option(cmd, "--nd", o->nd, "observation blocks (sensors)");
+  add_count_option(cmd, "--nm", o->nm, "parameter blocks");
+  add_count_option(cmd, "--nt", o->nt, "time steps");
+  add_count_option(cmd, "--nrhs", o->nrhs, "right-hand sides per apply");
   cmd->add_option("--precision", o->precision, "five-phase precision string")
       ->capture_default_str();
   cmd->add_option("--op", o->op, "F, Fadj, FadjF or FFadj")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "CPU threads (0: all)")
-      ->capture_default_str()
-      ->check(kNonNegative);
-  cmd->add_option("--reps", o->repetitions, "timed repetitions")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--warmup", o->warmup, "untimed repetitions first")
-      ->capture_default_str()
-      ->check(kNonNegative);
+  add_threads_option(cmd, o->threads);
+  add_count_option(cmd, "--reps", o->repetitions, "timed repetitions");
+  add_count_option(cmd, "--warmup", o->warmup, "untimed repetitions first", kNonNegative);
   cmd->add_flag("--direct", o->direct, "also time the direct time-domain product (first vector)");
   cmd->add_flag("--estimate", o->estimate,
                 "FFTW_ESTIMATE planning (faster plan, maybe slower apply)");
-  cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
-  cmd->add_option("--device", o->device, "CUDA device index")
-      ->capture_default_str()
-      ->check(kNonNegative);
+  add_backend_option(cmd, o->backend);
+  add_device_option(cmd, o->device);
   cmd->add_option("--gemv", o->gemv, "GPU phase-3 kernel: auto, fused or cublas")
       ->capture_default_str();
   cmd->add_option("--fft", o->fft,
                   "GPU transforms: auto, fused (ours, power-of-two lengths) or cufft (pad + cuFFT)")
       ->capture_default_str();
-  cmd->add_option("--fft-length", o->fft_length,
-                  "GPU: FFT length L, even and >= 2*Nt (0: 2*Nt, or measured with the next power "
-                  "of two)")
-      ->capture_default_str()
-      ->check(kNonNegative);
+  add_count_option(cmd, "--fft-length", o->fft_length,
+                   "GPU: FFT length L, even and >= 2*Nt (0: 2*Nt, or measured with the next power "
+                   "of two)",
+                   kNonNegative);
   cmd->add_flag("--profile", o->profile, "GPU: per-phase times from CUDA events");
   cmd->add_flag("--graphs", o->graphs, "GPU: replay the apply as a CUDA graph");
   cmd->add_flag("--check", o->check, "compare the output with the CPU backend in FP64");
-  cmd->add_flag("--json", o->json, "print one JSON object on stdout");
+  add_json_flag(cmd, o->json);
   cmd->add_option("--grid", o->grid,
                   "process grid PRxPC or auto (Algorithm 4), under mpiexec (the default there: "
                   "auto); --nd/--nm/--nt are the global sizes");
   cmd->add_flag("--weak", o->weak,
                 "with --grid PRxPC: --nd and --nm are per grid row and column (weak scaling)");
-  cmd->add_option("--probe-bytes", o->probe_bytes,
-                  "under MPI: bytes of the large all-reduce and broadcast that measure the "
-                  "collectives' bus bandwidth")
-      ->capture_default_str()
-      ->check(kPositive);
+  add_count_option(cmd, "--probe-bytes", o->probe_bytes,
+                   "under MPI: bytes of the large all-reduce and broadcast that measure the "
+                   "collectives' bus bandwidth");
   cmd->callback([o, cmd] {
     o->device_given = cmd->count("--device") > 0;
     if (!o->grid.empty() || launched_by_mpi())

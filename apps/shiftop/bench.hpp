@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/memory_bandwidth.hpp"
 #include "shiftop/btt/plan.hpp"
 
 namespace shiftop::app {
@@ -23,6 +24,10 @@ struct BenchOptions {
 
 /// The plan options the flags ask for.
 btt::PlanOptions plan_options(const BenchOptions& o);
+
+/// The bandwidth that bounds an apply on `backend`: the read bandwidth of the CPU (arrays of 512
+/// MiB, `threads` threads), or the device-to-device copy bandwidth of GPU `device` (1 GiB).
+MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads);
 
 /// Bytes of F^ read by one apply: Nt+1 frequencies of an Nd x Nm complex matrix in the phase-3
 /// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*. (A plan

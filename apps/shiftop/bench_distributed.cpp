@@ -14,6 +14,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "bench.hpp"
 #include "core/memory_bandwidth.hpp"
@@ -22,13 +24,10 @@
 #include "distributed/mpi_check.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
+#include "runner.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/distributed/bus_bandwidth.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
-#include "shiftop/distributed/grid_choice.hpp"
-#ifdef SHIFTOP_HAVE_NCCL
-#include "shiftop/gpu/devices.hpp"
-#endif
 
 namespace shiftop::app {
 namespace {
@@ -36,56 +35,12 @@ namespace {
 using distributed::Axis;
 using distributed::Collective;
 
-/// Runs one operation of the plan on its rank's vectors, host or device, and waits for it: on a
-/// GPU, x is uploaded once and the device output poisoned with NaN, as in the single-process
-/// bench (runner.hpp), so that the timings exclude host-device copies.
-class DistributedRunner {
- public:
-  DistributedRunner(distributed::DistributedPlan& plan, btt::Op op, const std::vector<double>& x,
-                    std::vector<double>& y, index_t nrhs)
-      : plan_(plan), op_(op), x_(x), y_(y), nrhs_(nrhs) {
-    if (plan.backend() == btt::Backend::Cpu) return;
-#ifdef SHIFTOP_HAVE_NCCL
-    if (!x.empty()) {
-      device_x_.emplace(x.size(), plan.device());
-      device_x_->upload(x.data());
-    }
-    if (!y.empty()) {
-      device_y_.emplace(y.size(), plan.device());
-      const std::vector<double> poison(y.size(), std::numeric_limits<double>::quiet_NaN());
-      device_y_->upload(poison.data());
-    }
-#endif
+/// "[bench] what..." on stderr, from rank 0 of a run that prints text.
+struct Progress {
+  bool shown = false;
+  void operator()(const char* what) const {
+    if (shown) fmt::print(stderr, "[bench] {}...\n", what);
   }
-
-  void apply() {
-    if (plan_.backend() == btt::Backend::Cpu) {
-      plan_.apply(op_, x_, y_, nrhs_);
-      return;
-    }
-#ifdef SHIFTOP_HAVE_NCCL
-    plan_.apply_device(op_, device_x_ ? device_x_->data() : nullptr,
-                       device_y_ ? device_y_->data() : nullptr, nrhs_);
-    gpu::synchronize(plan_.device());
-#endif
-  }
-
-  const std::vector<double>& result() {
-#ifdef SHIFTOP_HAVE_NCCL
-    if (device_y_) device_y_->download(y_.data());
-#endif
-    return y_;
-  }
-
- private:
-  distributed::DistributedPlan& plan_;
-  btt::Op op_;
-  const std::vector<double>& x_;
-  std::vector<double>& y_;
-  index_t nrhs_;
-#ifdef SHIFTOP_HAVE_NCCL
-  std::optional<gpu::DeviceArray> device_x_, device_y_;
-#endif
 };
 
 /// This rank's slice double[rows][cols][nt] of the kernels random_values(Nd*Nm*Nt, 1).
@@ -102,9 +57,207 @@ std::vector<double> input_slice(const Shape& s, btt::Op op, distributed::IndexRa
                        blocks.size() * s.nt);
 }
 
-/// Relative 2-norm difference between y and the same operation of an FP64 CPU plan of the same
-/// operator on the same grid (collective).
-double error_against_cpu(const distributed::Grid& grid, const Shape& shape,
+/// The operator of a run and its process grid.
+struct Layout {
+  Shape shape;  // global
+  GridSelection grid;
+};
+
+/// The global shape (with --weak, --nd and --nm per grid row and column) and the grid.
+Layout lay_out(const MpiSession& mpi, const BenchOptions& o) {
+  Shape shape{o.nd, o.nm, o.nt};
+  shape.validate();
+  require(!o.weak || !(o.grid.empty() || o.grid == "auto"),
+          "--weak needs --grid PRxPC: the local sizes make the global ones only on a known grid");
+  GridSelection grid = select_grid(o.grid, shape, mpi);
+  if (o.weak) shape = {o.nd * grid.shape.rows, o.nm * grid.shape.cols, o.nt};
+  return {shape, std::move(grid)};
+}
+
+struct PhaseSamples {
+  std::vector<double> broadcast, allreduce, reduce;
+  std::array<std::vector<double>, 6> local;
+};
+
+/// The timed applies: each total the maximum over the ranks, each phase too.
+struct ApplyTimes {
+  std::vector<double> totals;
+  PhaseSamples samples;
+  distributed::DistributedPhaseTimes last;
+};
+
+/// --warmup applies and a check that every rank's output is finite, then --reps timed applies.
+ApplyTimes time_applies(distributed::DistributedPlan& plan, Runner& runner,
+                        const distributed::Grid& grid, const BenchOptions& o) {
+  const bool finite = all_finite(runner.warm_up(o.warmup));
+  require(min_over_ranks(finite ? 1.0 : 0.0, grid.comm()) == 1.0,
+          "bench: the output has a non-finite value (unwritten or overflow)");
+  ApplyTimes times;
+  PhaseSamples& samples = times.samples;
+  for (int k = 0; k < o.repetitions; ++k) {
+    distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
+    times.totals.push_back(max_over_ranks(runner.timed_apply(), grid.comm()));
+    times.last = plan.max_phase_times();
+    samples.broadcast.push_back(times.last.broadcast);
+    samples.allreduce.push_back(times.last.allreduce);
+    samples.reduce.push_back(times.last.reduce);
+    for (std::size_t p = 0; p < samples.local.size(); ++p)
+      samples.local[p].push_back(times.last.local.seconds[p]);
+  }
+  return times;
+}
+
+/// The ranks along `axis` of the grid: a grid row holds its columns' ranks.
+int axis_ranks(const distributed::GridShape& grid, Axis axis) {
+  return axis == Axis::Row ? grid.cols : grid.rows;
+}
+
+const char* axis_name(Axis axis) {
+  return axis == Axis::Row ? "row" : "column";
+}
+
+double gigabytes_per_second(double bytes, double seconds) {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+/// One collective of the apply (its median time over the applies, its bytes in `groups` calls)
+/// against the same collective alone at the apply's message size (collective).
+nlohmann::ordered_json collective_report(distributed::DistributedPlan& plan,
+                                         const distributed::GridShape& grid, Collective kind,
+                                         Axis axis, const std::vector<double>& seconds,
+                                         double bytes, index_t groups) {
+  const int n = axis_ranks(grid, axis);
+  const double t = median(seconds), factor = distributed::bus_bandwidth_factor(kind, n);
+  nlohmann::ordered_json r{{"axis", axis_name(axis)}, {"ranks", n}};
+  r["bytes"] = bytes;
+  r["calls"] = n > 1 ? groups : 0;
+  r["ms"] = t * 1e3;
+  if (n == 1 || bytes == 0) return r;
+  const auto message = static_cast<std::size_t>(bytes / static_cast<double>(groups));
+  const double alone = plan.time_collective(kind, axis, message, 20);
+  if (t > 0) {  // GPU phases are timed with --profile only
+    r["algbw_GBs"] = gigabytes_per_second(bytes, t);
+    r["busbw_GBs"] = factor * gigabytes_per_second(bytes, t);
+  }
+  r["alone_same_size_ms"] = alone * 1e3;
+  r["alone_same_size_busbw_GBs"] =
+      factor * gigabytes_per_second(static_cast<double>(message), alone);
+  return r;
+}
+
+/// Each collective of op's apply against the same collective alone (one call per group of
+/// max_rhs vectors): the report's "collectives" (collective).
+nlohmann::ordered_json collective_reports(distributed::DistributedPlan& plan,
+                                          const distributed::GridShape& grid, btt::Op op,
+                                          const ApplyTimes& times, index_t groups) {
+  const distributed::CollectiveAxes axes = distributed::collective_axes(op);
+  const distributed::DistributedPhaseTimes& last = times.last;
+  nlohmann::ordered_json collectives;
+  collectives["broadcast"] =
+      collective_report(plan, grid, Collective::Broadcast, axes.broadcast, times.samples.broadcast,
+                        last.broadcast_bytes, groups);
+  if (axes.allreduce)
+    collectives["allreduce"] =
+        collective_report(plan, grid, Collective::AllReduce, *axes.allreduce,
+                          times.samples.allreduce, last.allreduce_bytes, groups);
+  collectives["reduce"] = collective_report(plan, grid, Collective::Reduce, axes.reduce,
+                                            times.samples.reduce, last.reduce_bytes, groups);
+  return collectives;
+}
+
+/// The all-reduce and the broadcast alone at `bytes` along every axis of more than one rank:
+/// the report's "collective_probe" (collective).
+nlohmann::ordered_json probe_collectives(distributed::DistributedPlan& plan,
+                                         const distributed::GridShape& grid, std::size_t bytes) {
+  nlohmann::ordered_json probe = nlohmann::json::array();
+  for (Axis axis : {Axis::Row, Axis::Column}) {
+    if (axis_ranks(grid, axis) == 1) continue;
+    for (Collective kind : {Collective::AllReduce, Collective::Broadcast}) {
+      const double t = plan.time_collective(kind, axis, bytes, 20);
+      const double algbw = gigabytes_per_second(static_cast<double>(bytes), t);
+      probe.push_back(
+          {{"collective", std::string(distributed::to_string(kind))},
+           {"axis", axis_name(axis)},
+           {"ranks", axis_ranks(grid, axis)},
+           {"bytes", bytes},
+           {"ms", t * 1e3},
+           {"algbw_GBs", algbw},
+           {"busbw_GBs", distributed::bus_bandwidth_factor(kind, axis_ranks(grid, axis)) * algbw}});
+    }
+  }
+  return probe;
+}
+
+/// What measure() finds. Times are the maximum over the ranks, the floor bandwidth the slowest
+/// rank's; x and y are this rank's input and the output of its last apply.
+struct Measurement {
+  double plan_seconds = 0, plan_bytes = 0;
+  MemoryBandwidth bandwidth;  // this rank's
+  double ceiling_GBs = 0;
+  ApplyTimes times;
+  index_t groups = 0;  // calls of each collective per apply
+  nlohmann::ordered_json collectives, probe;
+  PrecisionConfig precision;
+  distributed::CommunicationPrecision messages;
+  std::vector<int> devices;  // every rank's, on rank 0
+  std::vector<double> x, y;
+};
+
+/// Creates the plan and times it, the memory bandwidth, the applies and the collectives alone
+/// (collective).
+Measurement measure(const distributed::Grid& grid, const Layout& layout,
+                    distributed::IndexRange rows, distributed::IndexRange cols, btt::Op op,
+                    const btt::PlanOptions& options, const BenchOptions& o,
+                    const Progress& progress) {
+  const Shape& shape = layout.shape;
+  const bool cuda = options.backend == btt::Backend::Cuda;
+  Measurement m;
+  progress("creating the plan");
+  std::optional<distributed::DistributedPlan> plan;
+  {
+    const std::vector<double> kernels = kernel_slice(shape, rows, cols);
+    distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
+    Stopwatch watch;
+    plan.emplace(distributed::DistributedPlan::create(grid, shape, kernels, options));
+    m.plan_seconds = max_over_ranks(watch.lap(), grid.comm());
+  }
+
+  progress("measuring memory bandwidth");
+  distributed::run_collectively(grid.comm(), [&] {
+    m.bandwidth = measure_bandwidth(options.backend, plan->device(), o.threads);
+  });
+  // Every rank streams its slice at once: the slowest device (or the node's share) sets the pace.
+  m.ceiling_GBs = min_over_ranks(cuda ? m.bandwidth.copy_GBs : m.bandwidth.read_GBs, grid.comm());
+
+  m.x = input_slice(shape, op, plan->local_input_blocks(op), o.nrhs);
+  m.y.assign(static_cast<std::size_t>(o.nrhs * plan->local_output_blocks(op).size() * shape.nt),
+             std::numeric_limits<double>::quiet_NaN());
+  std::optional<Runner> runner;
+  distributed::run_collectively(grid.comm(), [&] {
+    runner.emplace(*plan, op, m.x, m.y, o.nrhs, options.backend, plan->device());
+  });
+  progress("timing");
+  m.times = time_applies(*plan, *runner, grid, o);
+  runner->result();  // y
+
+  progress("timing the collectives alone");
+  m.groups = (o.nrhs + options.max_rhs - 1) / options.max_rhs;
+  m.collectives = collective_reports(*plan, layout.grid.shape, op, m.times, m.groups);
+  m.probe = probe_collectives(*plan, layout.grid.shape, static_cast<std::size_t>(o.probe_bytes));
+
+  m.devices.resize(static_cast<std::size_t>(grid.size()));
+  const int device = plan->device();
+  distributed::check_mpi(
+      MPI_Gather(&device, 1, MPI_INT, m.devices.data(), 1, MPI_INT, 0, grid.comm()), "MPI_Gather");
+  m.plan_bytes = max_over_ranks(static_cast<double>(plan->memory_bytes()), grid.comm());
+  m.precision = plan->precision();
+  m.messages = plan->communication_precision();
+  return m;
+}
+
+/// --check: the relative 2-norm difference between y and the same operation of an FP64 CPU plan
+/// of the same operator on the same grid (collective).
+double check_against_cpu(const distributed::Grid& grid, const Shape& shape,
                          distributed::IndexRange rows, distributed::IndexRange cols,
                          const BenchOptions& o, btt::Op op, const std::vector<double>& x,
                          const std::vector<double>& y) {
@@ -113,243 +266,97 @@ double error_against_cpu(const distributed::Grid& grid, const Shape& shape,
       distributed::DistributedPlan::create(grid, shape, kernel_slice(shape, rows, cols), options);
   std::vector<double> want(y.size());
   reference.apply(op, x, want, o.nrhs);
-  std::array<double, 2> sums{};
-  for (std::size_t k = 0; k < want.size(); ++k) {
-    sums[0] += (y[k] - want[k]) * (y[k] - want[k]);
-    sums[1] += want[k] * want[k];
-  }
+  const SquaredNorms norms = squared_norms(y, want);
+  std::array<double, 2> sums{norms.difference, norms.reference};
   distributed::check_mpi(
       MPI_Allreduce(MPI_IN_PLACE, sums.data(), 2, MPI_DOUBLE, MPI_SUM, grid.comm()),
       "MPI_Allreduce");
   return std::sqrt(sums[0] / sums[1]);
 }
 
-struct PhaseSamples {
-  std::vector<double> broadcast, allreduce, reduce;
-  std::array<std::vector<double>, 6> local;
+/// What the report derives from a measurement: the median apply against the floors of the local
+/// slice and of the whole operator on one device.
+struct Floors {
+  Shape local;       // the largest slice
+  double total = 0;  // seconds, median
+  double local_bytes = 0, floor = 0, single_floor = 0;
 };
 
-void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
-  require(!o.device_given,
-          "--device: under MPI every rank drives the GPU of its node rank (modulo the GPUs it "
-          "sees); leave --device out");
-  require(!o.direct, "--direct: the direct time-domain product runs in a single process only");
-  const btt::Op op = btt::parse_op(o.op);
-  const btt::PlanOptions options = plan_options(o);
-  const bool cuda = options.backend == btt::Backend::Cuda;
-  const bool root = mpi.rank() == 0;
-  const auto progress = [&](const char* what) {
-    if (root && !o.json) fmt::print(stderr, "[bench] {}...\n", what);
-  };
+Floors floors(const Layout& layout, const distributed::Partition& partition, btt::Op op,
+              const Measurement& m) {
+  Floors f;
+  f.local = partition.local_shape(0, 0);
+  f.total = median(m.times.totals);
+  f.local_bytes = matrix_bytes(f.local, m.precision, op, m.groups);
+  const double whole_bytes = matrix_bytes(layout.shape, m.precision, op, m.groups);
+  f.floor = f.local_bytes / (m.ceiling_GBs * 1e9);
+  f.single_floor = whole_bytes / (m.ceiling_GBs * 1e9);
+  return f;
+}
 
-  Shape shape{o.nd, o.nm, o.nt};
-  shape.validate();
-  distributed::GridShape grid_shape;
-  std::string grid_reason = "--grid";
-  if (o.grid.empty() || o.grid == "auto") {
-    require(!o.weak,
-            "--weak needs --grid PRxPC: the local sizes make the global ones only on a known grid");
-    const distributed::GridChoice choice =
-        distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
-    grid_shape = choice.grid;
-    grid_reason = choice.reason;
-  } else {
-    grid_shape = distributed::GridShape::parse(o.grid);
-  }
-  if (o.weak) shape = {o.nd * grid_shape.rows, o.nm * grid_shape.cols, o.nt};
-  const distributed::Grid grid(grid_shape);
-  const distributed::Partition partition(shape, grid_shape);
-  const distributed::IndexRange rows = partition.rows(grid.row()),
-                                cols = partition.cols(grid.col());
-
-  progress("creating the plan");
-  std::optional<distributed::DistributedPlan> plan;
-  double plan_seconds = 0;
-  {
-    const std::vector<double> kernels = kernel_slice(shape, rows, cols);
-    distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
-    Stopwatch watch;
-    plan.emplace(distributed::DistributedPlan::create(grid, shape, kernels, options));
-    plan_seconds = max_over_ranks(watch.lap(), grid.comm());
-  }
-
-  progress("measuring memory bandwidth");
-  MemoryBandwidth bw;
-  distributed::run_collectively(grid.comm(), [&] {
-#ifdef SHIFTOP_HAVE_NCCL
-    if (cuda) bw.copy_GBs = gpu::measure_copy_bandwidth_GBs(std::size_t{1} << 30, plan->device());
-#endif
-    if (!cuda) bw = measure_memory_bandwidth(std::size_t{512} << 20, o.threads);
-  });
-  // Every rank streams its slice at once: the slowest device (or the node's share) sets the pace.
-  const double ceiling_GBs = min_over_ranks(cuda ? bw.copy_GBs : bw.read_GBs, grid.comm());
-
-  const std::vector<double> x = input_slice(shape, op, plan->local_input_blocks(op), o.nrhs);
-  std::vector<double> y(
-      static_cast<std::size_t>(o.nrhs * plan->local_output_blocks(op).size() * shape.nt),
-      std::numeric_limits<double>::quiet_NaN());
-  std::optional<DistributedRunner> runner;
-  distributed::run_collectively(grid.comm(), [&] { runner.emplace(*plan, op, x, y, o.nrhs); });
-  progress("timing");
-  for (int k = 0; k < std::max(o.warmup, 1); ++k)
-    runner->apply();
-  const std::vector<double>& result = runner->result();
-  const bool finite =
-      std::all_of(result.begin(), result.end(), [](double v) { return std::isfinite(v); });
-  require(min_over_ranks(finite ? 1.0 : 0.0, grid.comm()) == 1.0,
-          "bench: the output has a non-finite value (unwritten or overflow)");
-
-  std::vector<double> totals;
-  PhaseSamples samples;
-  distributed::DistributedPhaseTimes last;
-  for (int k = 0; k < o.repetitions; ++k) {
-    distributed::check_mpi(MPI_Barrier(grid.comm()), "MPI_Barrier");
-    Stopwatch watch;
-    runner->apply();
-    totals.push_back(max_over_ranks(watch.lap(), grid.comm()));
-    last = plan->max_phase_times();
-    samples.broadcast.push_back(last.broadcast);
-    samples.allreduce.push_back(last.allreduce);
-    samples.reduce.push_back(last.reduce);
-    for (std::size_t p = 0; p < samples.local.size(); ++p)
-      samples.local[p].push_back(last.local.seconds[p]);
-  }
-  const double total = median(totals);
-
-  // Each collective of the apply against the same collective alone, at the apply's message size
-  // (one call per group of max_rhs vectors) and at --probe-bytes.
-  progress("timing the collectives alone");
-  const index_t groups = (o.nrhs + options.max_rhs - 1) / options.max_rhs;
-  const distributed::CollectiveAxes axes = distributed::collective_axes(op);
-  const auto axis_ranks = [&](Axis axis) {
-    return axis == Axis::Row ? grid_shape.cols : grid_shape.rows;
-  };
-  const auto axis_name = [](Axis axis) { return axis == Axis::Row ? "row" : "column"; };
-  const auto gigabytes_per_second = [](double bytes, double seconds) {
-    return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
-  };
-  const auto phase_report = [&](Collective kind, Axis axis, const std::vector<double>& seconds,
-                                double bytes) {
-    const int n = axis_ranks(axis);
-    const double t = median(seconds), factor = distributed::bus_bandwidth_factor(kind, n);
-    nlohmann::ordered_json r{{"axis", axis_name(axis)}, {"ranks", n}};
-    r["bytes"] = bytes;
-    r["calls"] = n > 1 ? groups : 0;
-    r["ms"] = t * 1e3;
-    if (n == 1 || bytes == 0) return r;
-    const auto message = static_cast<std::size_t>(bytes / static_cast<double>(groups));
-    const double alone = plan->time_collective(kind, axis, message, 20);
-    if (t > 0) {  // GPU phases are timed with --profile only
-      r["algbw_GBs"] = gigabytes_per_second(bytes, t);
-      r["busbw_GBs"] = factor * gigabytes_per_second(bytes, t);
-    }
-    r["alone_same_size_ms"] = alone * 1e3;
-    r["alone_same_size_busbw_GBs"] =
-        factor * gigabytes_per_second(static_cast<double>(message), alone);
-    return r;
-  };
-  nlohmann::ordered_json collectives;
-  collectives["broadcast"] =
-      phase_report(Collective::Broadcast, axes.broadcast, samples.broadcast, last.broadcast_bytes);
-  if (axes.allreduce)
-    collectives["allreduce"] = phase_report(Collective::AllReduce, *axes.allreduce,
-                                            samples.allreduce, last.allreduce_bytes);
-  collectives["reduce"] =
-      phase_report(Collective::Reduce, axes.reduce, samples.reduce, last.reduce_bytes);
-  nlohmann::ordered_json probe = nlohmann::json::array();
-  for (Axis axis : {Axis::Row, Axis::Column}) {
-    if (axis_ranks(axis) == 1) continue;
-    for (Collective kind : {Collective::AllReduce, Collective::Broadcast}) {
-      const auto bytes = static_cast<std::size_t>(o.probe_bytes);
-      const double t = plan->time_collective(kind, axis, bytes, 20);
-      const double algbw = gigabytes_per_second(static_cast<double>(bytes), t);
-      probe.push_back(
-          {{"collective", std::string(distributed::to_string(kind))},
-           {"axis", axis_name(axis)},
-           {"ranks", axis_ranks(axis)},
-           {"bytes", bytes},
-           {"ms", t * 1e3},
-           {"algbw_GBs", algbw},
-           {"busbw_GBs", distributed::bus_bandwidth_factor(kind, axis_ranks(axis)) * algbw}});
-    }
-  }
-
-  std::optional<double> error;
-  if (o.check) {
-    progress("checking against the CPU backend in FP64 on the same grid");
-    error = error_against_cpu(grid, shape, rows, cols, o, op, x, runner->result());
-  }
-
-  std::vector<int> devices(static_cast<std::size_t>(grid.size()));
-  const int device = plan->device();
-  distributed::check_mpi(
-      MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, grid.comm()), "MPI_Gather");
-  const double plan_bytes = max_over_ranks(static_cast<double>(plan->memory_bytes()), grid.comm());
-  if (!root) return;
-
-  const Shape local = partition.local_shape(0, 0);  // the largest slice
-  const PrecisionConfig& precision = plan->precision();
-  const double local_bytes = matrix_bytes(local, precision, op, groups);
-  const double whole_bytes = matrix_bytes(shape, precision, op, groups);
-  const double floor = local_bytes / (ceiling_GBs * 1e9);
-  const double single_floor = whole_bytes / (ceiling_GBs * 1e9);
-  const distributed::CommunicationPrecision messages = plan->communication_precision();
+nlohmann::ordered_json report_json(const MpiSession& mpi, const BenchOptions& o,
+                                   const Layout& layout, const Measurement& m, const Floors& f,
+                                   std::optional<double> error, bool cuda) {
+  const Shape& shape = layout.shape;
+  const PhaseSamples& samples = m.times.samples;
   const auto letter = [](Precision p) { return p == Precision::Single ? "S" : "D"; };
-
   nlohmann::ordered_json out;
   out["backend"] = o.backend;
-  out["ranks"] = grid.size();
-  out["grid"] = grid_shape.str();
-  out["grid_reason"] = grid_reason;
+  out["ranks"] = layout.grid.shape.size();
+  out["grid"] = layout.grid.shape.str();
+  out["grid_reason"] = layout.grid.reason;
   out["ranks_per_node"] = mpi.ranks_per_node();
-  if (cuda) out["devices"] = devices;
+  if (cuda) out["devices"] = m.devices;
   out["shape"] = {{"nd", shape.nd}, {"nm", shape.nm}, {"nt", shape.nt}};
-  out["local_shape"] = {{"nd", local.nd}, {"nm", local.nm}, {"nt", local.nt}};
+  out["local_shape"] = {{"nd", f.local.nd}, {"nm", f.local.nm}, {"nt", f.local.nt}};
   out["weak"] = o.weak;
   out["op"] = o.op;
   out["nrhs"] = o.nrhs;
-  out["precision"] = precision.str();
-  out["message_precision"] = {{"broadcast", letter(messages.broadcast)},
-                              {"allreduce", letter(messages.allreduce)},
-                              {"reduce", letter(messages.reduce)}};
+  out["precision"] = m.precision.str();
+  out["message_precision"] = {{"broadcast", letter(m.messages.broadcast)},
+                              {"allreduce", letter(m.messages.allreduce)},
+                              {"reduce", letter(m.messages.reduce)}};
   out["profile"] = o.profile;
   out["repetitions"] = o.repetitions;
-  out["plan_ms"] = plan_seconds * 1e3;
-  out["plan_bytes"] = plan_bytes;
-  out["total_ms"] = total * 1e3;
-  out["per_vector_ms"] = total * 1e3 / static_cast<double>(o.nrhs);
-  out["min_ms"] = *std::min_element(totals.begin(), totals.end()) * 1e3;
+  out["plan_ms"] = m.plan_seconds * 1e3;
+  out["plan_bytes"] = m.plan_bytes;
+  out["total_ms"] = f.total * 1e3;
+  out["per_vector_ms"] = f.total * 1e3 / static_cast<double>(o.nrhs);
+  out["min_ms"] = *std::min_element(m.times.totals.begin(), m.times.totals.end()) * 1e3;
   for (std::size_t p = 0; p < samples.local.size(); ++p)
     out["phases"][std::string(btt::kApplyPhaseNames[p])] = median(samples.local[p]) * 1e3;
   out["phases"]["broadcast"] = median(samples.broadcast) * 1e3;
   out["phases"]["allreduce"] = median(samples.allreduce) * 1e3;
   out["phases"]["reduce"] = median(samples.reduce) * 1e3;
-  out["collectives"] = collectives;
-  out["collective_probe"] = probe;
-  out["bytes"] = local_bytes;
-  out["bandwidth_GBs"] = local_bytes / total / 1e9;
-  out["memory_bandwidth"] = {
-      {"read_GBs", bw.read_GBs}, {"copy_GBs", bw.copy_GBs}, {"slowest_rank_GBs", ceiling_GBs}};
-  out["floor_ms"] = floor * 1e3;
+  out["collectives"] = m.collectives;
+  out["collective_probe"] = m.probe;
+  out["bytes"] = f.local_bytes;
+  out["bandwidth_GBs"] = f.local_bytes / f.total / 1e9;
+  out["memory_bandwidth"] = {{"read_GBs", m.bandwidth.read_GBs},
+                             {"copy_GBs", m.bandwidth.copy_GBs},
+                             {"slowest_rank_GBs", m.ceiling_GBs}};
+  out["floor_ms"] = f.floor * 1e3;
   out["floor_bandwidth"] = cuda ? "device copy" : "read";
-  out["time_over_floor"] = total / floor;
-  out["single_device_floor_ms"] = single_floor * 1e3;
+  out["time_over_floor"] = f.total / f.floor;
+  out["single_device_floor_ms"] = f.single_floor * 1e3;
   if (error) out["relative_error_vs_cpu_fp64"] = *error;
+  return out;
+}
 
-  if (o.json) {
-    fmt::print("{}\n", out.dump());
-    return;
-  }
+void print_text(const BenchOptions& o, const Layout& layout, const Measurement& m, const Floors& f,
+                const nlohmann::ordered_json& out, std::optional<double> error, bool cuda) {
+  const distributed::GridShape& grid = layout.grid.shape;
   fmt::print("shiftop bench: {} on {} over {} ranks, grid {} ({}), nrhs {}, precision {}\n", o.op,
-             shape.str(), grid.size(), grid_shape.str(), grid_reason, o.nrhs, precision.str());
+             layout.shape.str(), grid.size(), grid.str(), layout.grid.reason, o.nrhs,
+             m.precision.str());
   fmt::print("  local slice {} (largest); plan: {:.1f} ms, {:.1f} MB on the largest rank\n",
-             local.str(), plan_seconds * 1e3, plan_bytes / 1e6);
+             f.local.str(), m.plan_seconds * 1e3, m.plan_bytes / 1e6);
   fmt::print("  apply: {:.3f} ms median of {}, max over ranks ({:.3f} ms per vector)\n",
-             total * 1e3, o.repetitions, total * 1e3 / static_cast<double>(o.nrhs));
+             f.total * 1e3, o.repetitions, f.total * 1e3 / static_cast<double>(o.nrhs));
   if (cuda && !o.profile) fmt::print("    (per-phase times on GPUs need --profile)\n");
   for (const auto& phase : out["phases"].items())
     fmt::print("    {:<10}{:9.3f} ms\n", phase.key(), phase.value().get<double>());
-  for (const auto& entry : collectives.items()) {
+  for (const auto& entry : m.collectives.items()) {
     const auto& r = entry.value();
     if (r["ranks"].get<int>() == 1) continue;
     fmt::print("  {} along grid {}s of {}: {:.2f} MB in {} calls", entry.key(),
@@ -360,16 +367,53 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
       fmt::print(" (alone at that size {:.1f} GB/s)", r["alone_same_size_busbw_GBs"].get<double>());
     fmt::print("\n");
   }
-  for (const auto& p : probe)
+  for (const auto& p : m.probe)
     fmt::print("  probe: {} of {:.0f} MB along grid {}s of {}: bus {:.1f} GB/s\n",
                p["collective"].get<std::string>(), p["bytes"].get<double>() / 1e6,
                p["axis"].get<std::string>(), p["ranks"].get<int>(), p["busbw_GBs"].get<double>());
   fmt::print(
       "  floor: local F^ {:.1f} MB / {} bandwidth {:.1f} GB/s = {:.3f} ms ({:.2f}x); the "
       "whole operator on one {}: {:.3f} ms\n",
-      local_bytes / 1e6, cuda ? "copy" : "read", ceiling_GBs, floor * 1e3, total / floor,
-      cuda ? "GPU" : "process", single_floor * 1e3);
+      f.local_bytes / 1e6, cuda ? "copy" : "read", m.ceiling_GBs, f.floor * 1e3, f.total / f.floor,
+      cuda ? "GPU" : "process", f.single_floor * 1e3);
   if (error) fmt::print("  relative error vs the CPU backend in FP64: {:.2e}\n", *error);
+}
+
+/// Rank 0: the measurement as one JSON object (--json) or as text.
+void report(const MpiSession& mpi, const BenchOptions& o, const Layout& layout,
+            const distributed::Partition& partition, btt::Op op, const Measurement& m,
+            std::optional<double> error, bool cuda) {
+  const Floors f = floors(layout, partition, op, m);
+  const nlohmann::ordered_json out = report_json(mpi, o, layout, m, f, error, cuda);
+  if (o.json) {
+    fmt::print("{}\n", out.dump());
+    return;
+  }
+  print_text(o, layout, m, f, out, error, cuda);
+}
+
+void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
+  require(!o.device_given,
+          "--device: under MPI every rank drives the GPU of its node rank (modulo the GPUs it "
+          "sees); leave --device out");
+  require(!o.direct, "--direct: the direct time-domain product runs in a single process only");
+  const btt::Op op = btt::parse_op(o.op);
+  const btt::PlanOptions options = plan_options(o);
+  const bool cuda = options.backend == btt::Backend::Cuda;
+  const Progress progress{.shown = mpi.rank() == 0 && !o.json};
+
+  const Layout layout = lay_out(mpi, o);
+  const distributed::Grid grid(layout.grid.shape);
+  const distributed::Partition partition(layout.shape, layout.grid.shape);
+  const distributed::IndexRange rows = partition.rows(grid.row()),
+                                cols = partition.cols(grid.col());
+  const Measurement m = measure(grid, layout, rows, cols, op, options, o, progress);
+  std::optional<double> error;
+  if (o.check) {
+    progress("checking against the CPU backend in FP64 on the same grid");
+    error = check_against_cpu(grid, layout.shape, rows, cols, o, op, m.x, m.y);
+  }
+  if (mpi.rank() == 0) report(mpi, o, layout, partition, op, m, error, cuda);
 }
 
 }  // namespace

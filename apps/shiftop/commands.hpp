@@ -1,10 +1,14 @@
-// The subcommands of the `shiftop` tool; each file registers one on the CLI11 application.
+// The subcommands of the `shiftop` tool; each file registers one on the CLI11 application. Also the
+// options several subcommands share, registered and read here so that each is written once: the
+// name of a new backend, for one, goes into parse_backend() and kBackendNames only.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <charconv>
 #include <string>
+
+#include "shiftop/btt/plan.hpp"
 
 namespace shiftop::app {
 
@@ -22,6 +26,29 @@ inline CLI::Validator integer_at_least(long long minimum, const std::string& wha
 }
 inline const CLI::Validator kPositive = integer_at_least(1, "a positive integer");
 inline const CLI::Validator kNonNegative = integer_at_least(0, "a non-negative integer");
+
+/// An integer option whose default shows in --help, checked by `check` (kPositive, kNonNegative).
+template <typename T>
+CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value,
+                              const std::string& description,
+                              const CLI::Validator& check = kPositive) {
+  return cmd->add_option(name, value, description)->capture_default_str()->check(check);
+}
+
+/// The values --backend takes, as its help and its error message list them.
+inline constexpr const char* kBackendNames = "cpu or cuda";
+
+/// The backend --backend names; shiftop::Error "--backend: expected cpu or cuda, got '...'" for
+/// any other text.
+btt::Backend parse_backend(const std::string& text);
+
+/// --backend (the backend's name, parsed by parse_backend), --device (the GPU), --threads (CPU
+/// threads, 0: all) and --json (one JSON object on stdout), the same in every command that takes
+/// them.
+void add_backend_option(CLI::App* cmd, std::string& backend);
+void add_device_option(CLI::App* cmd, int& device);
+void add_threads_option(CLI::App* cmd, int& threads);
+void add_json_flag(CLI::App* cmd, bool& json);
 
 void add_demo_command(CLI::App& app);
 void add_matvec_command(CLI::App& app);

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "core/timer.hpp"
 #include "random_operator.hpp"
+#include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/models/heat2d.hpp"
 #include "shiftop/models/wave2d.hpp"
@@ -37,31 +38,10 @@ struct DemoOptions {
   bool json = false;
 };
 
-double relative_difference(std::span<const double> a, std::span<const double> b) {
-  double diff = 0, ref = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    diff += (a[k] - b[k]) * (a[k] - b[k]);
-    ref += b[k] * b[k];
-  }
-  return std::sqrt(diff / ref);
-}
-
 // Progress and results for a person; silent when the output is JSON.
 template <typename... Args>
 void say(const DemoOptions& o, fmt::format_string<Args...> format, Args&&... args) {
   if (!o.json) fmt::print(format, std::forward<Args>(args)...);
-}
-
-// Median seconds of `repetitions` calls of f.
-template <typename F>
-double time_median(int repetitions, F&& f) {
-  std::vector<double> t;
-  for (int k = 0; k < repetitions; ++k) {
-    Stopwatch watch;
-    f();
-    t.push_back(watch.lap());
-  }
-  return median(t);
 }
 
 // Builds the kernels of `model`, then times and compares F and F* by time stepping and by shiftop.
@@ -83,10 +63,10 @@ void compare(const DemoOptions& o, const Model& model) {
   const std::vector<double> d = random_values(shape.nd * shape.nt, 8);
   std::vector<double> d_step(d.size()), d_fft(d.size()), m_step(m.size()), m_fft(m.size());
   const int step_reps = std::max(1, o.repetitions / 5);
-  const double step_f = time_median(step_reps, [&] { model.apply_forward(m, d_step); });
-  const double fft_f = time_median(o.repetitions, [&] { plan.apply(btt::Op::F, m, d_fft); });
-  const double step_a = time_median(step_reps, [&] { model.apply_adjoint(d, m_step); });
-  const double fft_a = time_median(o.repetitions, [&] { plan.apply(btt::Op::Fadj, d, m_fft); });
+  const double step_f = median_seconds(step_reps, [&] { model.apply_forward(m, d_step); });
+  const double fft_f = median_seconds(o.repetitions, [&] { plan.apply(btt::Op::F, m, d_fft); });
+  const double step_a = median_seconds(step_reps, [&] { model.apply_adjoint(d, m_step); });
+  const double fft_a = median_seconds(o.repetitions, [&] { plan.apply(btt::Op::Fadj, d, m_fft); });
   const double err_f = relative_difference(d_fft, d_step);
   const double err_a = relative_difference(m_fft, m_step);
 
@@ -175,13 +155,9 @@ void add_demo_command(CLI::App& app) {
   size_option("--nt", &ProblemSize::nt, "observation time steps");
   cmd->add_option("--precision", o->precision, "five-phase precision string")
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "CPU threads (0: all)")
-      ->capture_default_str()
-      ->check(kNonNegative);
-  cmd->add_option("--reps", o->repetitions, "timed repetitions of shiftop's apply")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_flag("--json", o->json, "print one JSON object on stdout");
+  add_threads_option(cmd, o->threads);
+  add_count_option(cmd, "--reps", o->repetitions, "timed repetitions of shiftop's apply");
+  add_json_flag(cmd, o->json);
   cmd->callback([o] { run(*o); });
 }
 

@@ -69,10 +69,8 @@ void add_grid_command(CLI::App& app) {
   cmd->add_option("--nm", o->nm, "parameter blocks Nm")->required()->check(kPositive);
   cmd->add_option("--nt", o->nt, "time steps Nt")->required()->check(kPositive);
   cmd->add_option("--ranks", o->ranks, "MPI ranks (GPUs) p")->required()->check(kPositive);
-  cmd->add_option("--per-node", o->per_node, "ranks (GPUs) per node k")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_flag("--json", o->json, "print one JSON object on stdout");
+  add_count_option(cmd, "--per-node", o->per_node, "ranks (GPUs) per node k");
+  add_json_flag(cmd, o->json);
   cmd->callback([o] { run(*o); });
 }
 

@@ -153,7 +153,7 @@ void add_info_command(CLI::App& app) {
                   "file to describe: shiftop .h5 (operator or vector), FFTMatvec matrix directory "
                   "or vector file, or .npy");
   cmd->add_flag("--devices", o->devices, "list the CUDA devices this machine has");
-  cmd->add_flag("--json", o->json, "print one JSON object on stdout");
+  add_json_flag(cmd, o->json);
   cmd->callback([o] { run(*o); });
 }
 

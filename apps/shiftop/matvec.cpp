@@ -96,9 +96,7 @@ void run(const MatvecOptions& o) {
 }  // namespace
 
 btt::PlanOptions matvec_plan_options(const MatvecOptions& o, index_t nrhs) {
-  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
-          o.backend);
-  return {.backend = o.backend == "cuda" ? btt::Backend::Cuda : btt::Backend::Cpu,
+  return {.backend = parse_backend(o.backend),
           .precision = o.precision,
           .max_rhs = std::min<index_t>(nrhs, 16),
           .planning = btt::Planning::Estimate,
@@ -159,9 +157,7 @@ io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const 
 
 #ifndef SHIFTOP_HAVE_MPI
 void run_distributed_matvec(const MatvecOptions&) {
-  fail(
-      "matvec on a process grid (--grid, or under mpiexec): this shiftop was built without MPI; "
-      "install an MPI library (libopenmpi-dev) and rebuild");
+  fail_without_mpi("matvec");
 }
 #endif
 
@@ -189,13 +185,11 @@ void add_matvec_command(CLI::App& app) {
   cmd->add_option("--op", o->op, "F, Fadj, FadjF or FFadj")->capture_default_str();
   cmd->add_option("--precision", o->precision, "five-phase precision string, e.g. DSSDD")
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "CPU threads (0: all)")
-      ->capture_default_str()
-      ->check(kNonNegative);
+  add_threads_option(cmd, o->threads);
   cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
                 "accept NaN/Inf in the operator or input instead of refusing them");
   cmd->add_flag("--json", o->json, "print a JSON summary on stdout");
-  cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  add_backend_option(cmd, o->backend);
   cmd->add_option("--grid", o->grid,
                   "process grid PRxPC or auto (Algorithm 4), under mpiexec (the default there: "
                   "auto); every rank reads only its slice of the operator");

@@ -17,7 +17,6 @@
 #include "mpi_launch.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
-#include "shiftop/distributed/grid_choice.hpp"
 #include "shiftop/distributed/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 
@@ -89,16 +88,7 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
     format = output_format(o);
   });
   const Shape& shape = info.shape;
-  distributed::GridShape grid_shape;
-  std::string grid_reason = "--grid";
-  if (o.grid.empty() || o.grid == "auto") {
-    const distributed::GridChoice choice =
-        distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
-    grid_shape = choice.grid;
-    grid_reason = choice.reason;
-  } else {
-    grid_shape = distributed::GridShape::parse(o.grid);
-  }
+  const auto [grid_shape, grid_reason] = select_grid(o.grid, shape, mpi);
   const distributed::Grid grid(grid_shape);
 
   distributed::DistributedPlan plan =

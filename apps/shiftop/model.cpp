@@ -145,19 +145,11 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->output,
                   "operator file: .h5 (shiftop), .npy, or a directory name (FFTMatvec)")
       ->required();
-  cmd->add_option("--grid", o->n, "interior grid points per side")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--sources", o->sources, "parameters (point sources), Nm")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--sensors", o->sensors, "observation points, Nd")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--nt", o->nt, "observation time steps")->capture_default_str()->check(kPositive);
-  cmd->add_option("--substeps", o->substeps, "PDE time steps per observation step")
-      ->capture_default_str()
-      ->check(kPositive);
+  add_count_option(cmd, "--grid", o->n, "interior grid points per side");
+  add_count_option(cmd, "--sources", o->sources, "parameters (point sources), Nm");
+  add_count_option(cmd, "--sensors", o->sensors, "observation points, Nd");
+  add_count_option(cmd, "--nt", o->nt, "observation time steps");
+  add_count_option(cmd, "--substeps", o->substeps, "PDE time steps per observation step");
   cmd->add_option("--truth", o->truth, "also write a smooth true parameter m_true here");
   cmd->add_option("--data", o->data, "also write the data F m_true + noise here");
   cmd->add_option("--noise", o->noise, "noise standard deviation relative to the RMS of F m_true")

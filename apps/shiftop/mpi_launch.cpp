@@ -5,6 +5,7 @@
 #include "shiftop/core/error.hpp"
 #ifdef SHIFTOP_HAVE_MPI
 #include "distributed/mpi_check.hpp"
+#include "shiftop/distributed/grid_choice.hpp"
 #endif
 
 namespace shiftop::app {
@@ -13,6 +14,13 @@ bool launched_by_mpi() {
   for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (std::getenv(variable) != nullptr) return true;
   return false;
+}
+
+void fail_without_mpi(std::string_view command) {
+  fail(
+      "{} on a process grid (--grid, or under mpiexec): this shiftop was built without MPI; "
+      "install an MPI library (libopenmpi-dev) and rebuild",
+      command);
 }
 
 #ifdef SHIFTOP_HAVE_MPI
@@ -24,7 +32,7 @@ MpiSession::MpiSession() {
     require(provided >= MPI_THREAD_FUNNELED,
             "the MPI library gives thread level {}, shiftop needs MPI_THREAD_FUNNELED", provided);
     distributed::check_mpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
-                    "MPI_Comm_set_errhandler");
+                           "MPI_Comm_set_errhandler");
     distributed::check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
     distributed::check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
     MPI_Comm node = MPI_COMM_NULL;
@@ -50,14 +58,23 @@ MpiSession::~MpiSession() {
 
 double max_over_ranks(double value, MPI_Comm comm) {
   distributed::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm),
-                  "MPI_Allreduce");
+                         "MPI_Allreduce");
   return value;
 }
 
 double min_over_ranks(double value, MPI_Comm comm) {
   distributed::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MIN, comm),
-                  "MPI_Allreduce");
+                         "MPI_Allreduce");
   return value;
+}
+
+GridSelection select_grid(const std::string& grid_option, const Shape& shape,
+                          const MpiSession& mpi) {
+  if (!grid_option.empty() && grid_option != "auto")
+    return {distributed::GridShape::parse(grid_option), "--grid"};
+  const distributed::GridChoice choice =
+      distributed::choose_grid(shape, mpi.size(), mpi.ranks_per_node());
+  return {choice.grid, choice.reason};
 }
 #endif
 

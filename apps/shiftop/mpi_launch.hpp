@@ -2,8 +2,14 @@
 // grid. A plain run (no launcher, no --grid) never initialises MPI.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #ifdef SHIFTOP_HAVE_MPI
 #include <mpi.h>
+
+#include "shiftop/core/shape.hpp"
+#include "shiftop/distributed/grid_shape.hpp"
 #endif
 
 namespace shiftop::app {
@@ -12,6 +18,9 @@ namespace shiftop::app {
 /// (OMPI_COMM_WORLD_SIZE), of MPICH, Intel MPI or Slurm's PMI (PMI_SIZE), or a PMIx launcher
 /// (PMIX_RANK).
 bool launched_by_mpi();
+
+/// What `command` on a process grid does in a shiftop built without MPI: shiftop::Error saying so.
+[[noreturn]] void fail_without_mpi(std::string_view command);
 
 #ifdef SHIFTOP_HAVE_MPI
 /// MPI_Init_thread (MPI_THREAD_FUNNELED: plans run OpenMP threads between the calling thread's
@@ -36,6 +45,17 @@ class MpiSession {
 /// The largest and the smallest `value` over the ranks of `comm` (collective).
 double max_over_ranks(double value, MPI_Comm comm);
 double min_over_ranks(double value, MPI_Comm comm);
+
+/// The process grid of a run and why it was chosen.
+struct GridSelection {
+  distributed::GridShape shape;
+  std::string reason;
+};
+
+/// The grid --grid names: "PRxPC" (the reason is "--grid"), or, for "auto" or none, the one
+/// Algorithm 4 chooses for `shape` on the session's ranks (distributed::choose_grid).
+GridSelection select_grid(const std::string& grid_option, const Shape& shape,
+                          const MpiSession& mpi);
 #endif
 
 }  // namespace shiftop::app

@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
 #include "io/atomic_output.hpp"
 #include "pareto_plot.hpp"
 #include "random_operator.hpp"
@@ -62,10 +61,9 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 void run(const TuneOptions& o) {
-  require(o.backend == "cpu" || o.backend == "cuda", "--backend: expected cpu or cuda, got '{}'",
-          o.backend);
+  const btt::Backend backend = parse_backend(o.backend);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
-  const bool cuda = o.backend == "cuda";
+  const bool cuda = backend == btt::Backend::Cuda;
   io::OperatorData a;
   if (!o.operator_path.empty()) {
     a = io::read_operator(o.operator_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
@@ -75,10 +73,8 @@ void run(const TuneOptions& o) {
     a.first_column = random_values(a.shape.kernel_size(), 1);
   }
   const Shape s = a.shape;
-  const btt::PlanOptions options{.backend = cuda ? btt::Backend::Cuda : btt::Backend::Cpu,
-                                 .max_rhs = 1,
-                                 .cpu = {.threads = o.threads},
-                                 .gpu = {.device = o.device}};
+  const btt::PlanOptions options{
+      .backend = backend, .max_rhs = 1, .cpu = {.threads = o.threads}, .gpu = {.device = o.device}};
   fmt::print(stderr, "[tune] creating the plan for {} on {}\n", s.str(), o.backend);
   btt::Plan plan = a.triangular
                        ? btt::Plan::create(a.first_column, s, options)
@@ -96,28 +92,18 @@ void run(const TuneOptions& o) {
     const std::vector<double> x =
         unrepresentable_in_fp32(input_blocks(op, s) * s.nt, op == btt::Op::F ? 2 : 3);
     std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
-    Runner runner(plan, op, x, y, 1, cuda, o.device);
+    Runner runner(plan, op, x, y, 1, backend, o.device);
     std::vector<double> exact;
     TunePanel panel{fmt::format("{} on {}", to_string(op), s.str()), {}, o.tolerance};
     // Times the plan as it is set up and compares its result with FP64's (`exact`).
     const auto measure = [&](const PrecisionConfig& config) {
-      runner.apply();  // warm-up, and the result
-      const std::vector<double>& result = runner.result();
+      const std::vector<double>& result = runner.warm_up(1);
       if (exact.empty()) exact = result;  // configs[0] is DDDDD
-      double diff = 0, ref = 0;
-      for (std::size_t e = 0; e < exact.size(); ++e) {
-        diff += (result[e] - exact[e]) * (result[e] - exact[e]);
-        ref += exact[e] * exact[e];
-      }
-      std::vector<double> times;
-      Stopwatch watch;
-      for (int r = 0; r < o.repetitions; ++r) {
-        watch.lap();
-        runner.apply();
-        times.push_back(watch.lap());
-      }
+      const SquaredNorms norms = squared_norms(result, exact);
+      const double seconds = median_seconds(o.repetitions, [&] { runner.apply(); });
       const TunePoint point{config.str(), cuda ? plan.choices().of(op).gemv_name() : "",
-                            median(times) * 1e3, ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff)};
+                            seconds * 1e3,
+                            norms.reference > 0 ? norms.relative() : std::sqrt(norms.difference)};
       require(std::isfinite(point.relative_error),
               "tune: {} in {} gave a non-finite result (overflow in FP32?)", to_string(op),
               point.label());
@@ -183,26 +169,14 @@ void add_tune_command(CLI::App& app) {
       "tune", "Time all 32 precision configurations of F and F*; print the Pareto front");
   cmd->add_option("--operator", o->operator_path,
                   "operator file (.h5, .npy or FFTMatvec directory); default: random");
-  cmd->add_option("--nd", o->nd, "random operator: observation blocks")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--nm", o->nm, "random operator: parameter blocks")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--nt", o->nt, "random operator: time steps")
-      ->capture_default_str()
-      ->check(kPositive);
+  add_count_option(cmd, "--nd", o->nd, "random operator: observation blocks");
+  add_count_option(cmd, "--nm", o->nm, "random operator: parameter blocks");
+  add_count_option(cmd, "--nt", o->nt, "random operator: time steps");
   cmd->add_option("--tol", o->tolerance, "relative error allowed vs FP64")->capture_default_str();
-  cmd->add_option("--reps", o->repetitions, "timed repetitions per configuration")
-      ->capture_default_str()
-      ->check(kPositive);
-  cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
-  cmd->add_option("--device", o->device, "CUDA device index")
-      ->capture_default_str()
-      ->check(kNonNegative);
-  cmd->add_option("--threads", o->threads, "CPU threads (0: all)")
-      ->capture_default_str()
-      ->check(kNonNegative);
+  add_count_option(cmd, "--reps", o->repetitions, "timed repetitions per configuration");
+  add_backend_option(cmd, o->backend);
+  add_device_option(cmd, o->device);
+  add_threads_option(cmd, o->threads);
   cmd->add_option("--json", o->json_path, "write the results as JSON to this file");
   cmd->add_option("--plot", o->plot_path, "write the error-vs-time plot as SVG to this file");
   cmd->add_flag("--allow-nonfinite", o->allow_nonfinite, "accept NaN/Inf in the operator");

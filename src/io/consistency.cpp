@@ -83,4 +83,11 @@ std::vector<index_t> stored_dims(const VectorData& vector) {
   return dims;
 }
 
+void require_triangular(const OperatorData& op, std::string_view path, std::string_view holder,
+                        std::string_view hint) {
+  require(op.triangular,
+          "{}: {} block lower-triangular operator only: expected no first block row ({})", path,
+          holder, hint);
+}
+
 }  // namespace shiftop::io

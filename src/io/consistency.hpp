@@ -29,6 +29,11 @@ OperatorData slice_to_read(const Shape& full, const ResolvedSlice& slice, bool t
 /// must be equal.
 void require_consistent_lag_zero(const OperatorData& op, std::string_view path);
 
+/// For formats that hold block lower-triangular operators only: refuses a general one with
+/// "<path>: <holder> block lower-triangular operator only: expected no first block row (<hint>)".
+void require_triangular(const OperatorData& op, std::string_view path, std::string_view holder,
+                        std::string_view hint);
+
 /// Throws unless `op` holds the values its shape says (a whole operator, not a slice).
 void require_writable(const OperatorData& op, std::string_view path);
 /// Throws unless `vector` holds nrhs*blocks*nt values and every size is positive.

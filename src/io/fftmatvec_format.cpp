@@ -254,10 +254,7 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
 }
 
 void write_operator(const std::string& dir, const OperatorData& op) {
-  require(op.triangular,
-          "{}: an FFTMatvec directory holds a block lower-triangular operator only: expected no "
-          "first block row (this operator is general)",
-          dir);
+  require_triangular(op, dir, "an FFTMatvec directory holds a", "this operator is general");
   const MetaAdj meta = meta_for(op, dir);
   AtomicOutput output(dir, AtomicOutput::Kind::Directory, "binary");
   const fs::path binary = fs::path(output.path()) / "binary";

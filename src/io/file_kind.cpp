@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "shiftop/core/error.hpp"
 #include "io/hdf5.hpp"
+#include "shiftop/core/error.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 

@@ -55,10 +55,8 @@ OperatorData read_npy_operator(const std::string& path, const OperatorReadOption
 }
 
 void write_npy_operator(const std::string& path, const OperatorData& op) {
-  require(op.triangular,
-          "{}: an .npy file holds the kernels of a block lower-triangular operator only: expected "
-          "no first block row (write a general operator to .h5)",
-          path);
+  require_triangular(op, path, "an .npy file holds the kernels of a",
+                     "write a general operator to .h5");
   const std::array<index_t, 3> dims = {op.shape.nd, op.shape.nm, op.shape.nt};
   write_npy(path, op.first_column, dims);
 }

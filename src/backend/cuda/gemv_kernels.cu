@@ -57,12 +57,7 @@ __global__ void __launch_bounds__(kThreads, kRowsBlocksPerSm<R, TA>)
   const index_t per_segment = ((shape.nm + kStep - 1) / kStep + split - 1) / split * kStep;
   const index_t begin = segment * per_segment;
   const index_t end = freqs > 0 ? min(shape.nm, begin + per_segment) : 0;
-  double2 acc[W][R];
-#pragma unroll
-  for (int f = 0; f < W; ++f)
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      acc[f][r] = {0.0, 0.0};
+  double2 acc[W][R] = {};           // zero
 #pragma unroll(R* W >= 16 ? 1 : 2)  // at most 16 loads of F^ in flight: registers
   for (index_t j = begin + lane * V; j < end; j += kStep) {
 #pragma unroll
@@ -142,12 +137,7 @@ __global__ void __launch_bounds__(kThreads)
   if (!Staged && j >= shape.nm) return;  // staged: every thread reaches the barriers
   const index_t rows = j < shape.nm ? shape.nd : 0;
   const int freqs = static_cast<int>(min(index_t{W}, shape.nw - w0));
-  double2 acc[W][V];
-#pragma unroll
-  for (int f = 0; f < W; ++f)
-#pragma unroll
-    for (int v = 0; v < V; ++v)
-      acc[f][v] = {0.0, 0.0};
+  double2 acc[W][V] = {};  // zero
 #pragma unroll(W <= 2 ? 4 : 2)
   for (index_t i = 0; i < rows; ++i) {
 #pragma unroll

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "backend/cuda/layout_kernels.cuh"
 #include "backend/cuda/runtime.cuh"
@@ -58,47 +59,43 @@ __global__ void unpad_kernel(const T4* __restrict__ padded, index_t ld, double* 
 // Thread block (x: tile of q, y: tile of w, z: p). The block-major side is accessed along w and
 // the frequency-major side along q, kTile consecutive elements per row of threads on both sides;
 // the +1 column of the tile avoids shared-memory bank conflicts.
-template <typename TS, typename TD>
-__global__ void to_frequency_major_kernel(const complex_t<TS>* __restrict__ src,
-                                          complex_t<TD>* __restrict__ dst, TransposeShape shape,
-                                          TD sign, TD scale) {
+template <bool ToFrequencyMajor, typename TS, typename TD>
+__global__ void transpose_kernel(const complex_t<TS>* __restrict__ src,
+                                 complex_t<TD>* __restrict__ dst, TransposeShape shape, TD sign,
+                                 TD scale) {
   __shared__ complex_t<TD> tile[kTile][kTile + 1];
   const index_t q0 = index_t{blockIdx.x} * kTile, w0 = index_t{blockIdx.y} * kTile;
   const index_t p = blockIdx.z;
+  const auto block_major = [&](index_t q, index_t w) {
+    return p * shape.block_p + q * shape.nw + w;
+  };
+  const auto frequency_major = [&](index_t q, index_t w) {
+    return w * shape.freq_w + p * shape.freq_p + q;
+  };
+  // Each side is read and written along its contiguous index: w block-major, q frequency-major.
   for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-    const index_t q = q0 + r, w = w0 + threadIdx.x;
+    const index_t q = q0 + (ToFrequencyMajor ? r : threadIdx.x);
+    const index_t w = w0 + (ToFrequencyMajor ? threadIdx.x : r);
     if (q < shape.q && w < shape.nw) {
-      const complex_t<TD> v = to_complex<TD>(src[p * shape.block_p + q * shape.nw + w]);
-      tile[r][threadIdx.x] = {v.x * scale, v.y * scale * sign};
+      const complex_t<TD> v =
+          to_complex<TD>(src[ToFrequencyMajor ? block_major(q, w) : frequency_major(q, w)]);
+      complex_t<TD>& slot = ToFrequencyMajor ? tile[r][threadIdx.x] : tile[threadIdx.x][r];
+      if constexpr (ToFrequencyMajor)
+        slot = {v.x * scale, v.y * scale * sign};
+      else
+        slot = {v.x, v.y * sign};
     }
   }
   __syncthreads();
   for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-    const index_t w = w0 + r, q = q0 + threadIdx.x;
-    if (q < shape.q && w < shape.nw)
-      dst[w * shape.freq_w + p * shape.freq_p + q] = tile[threadIdx.x][r];
-  }
-}
-
-template <typename TS, typename TD>
-__global__ void from_frequency_major_kernel(const complex_t<TS>* __restrict__ src,
-                                            complex_t<TD>* __restrict__ dst, TransposeShape shape,
-                                            TD sign) {
-  __shared__ complex_t<TD> tile[kTile][kTile + 1];
-  const index_t q0 = index_t{blockIdx.x} * kTile, w0 = index_t{blockIdx.y} * kTile;
-  const index_t p = blockIdx.z;
-  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-    const index_t w = w0 + r, q = q0 + threadIdx.x;
+    const index_t q = q0 + (ToFrequencyMajor ? threadIdx.x : r);
+    const index_t w = w0 + (ToFrequencyMajor ? r : threadIdx.x);
     if (q < shape.q && w < shape.nw) {
-      const complex_t<TD> v = to_complex<TD>(src[w * shape.freq_w + p * shape.freq_p + q]);
-      tile[threadIdx.x][r] = {v.x, v.y * sign};
+      if constexpr (ToFrequencyMajor)
+        dst[frequency_major(q, w)] = tile[threadIdx.x][r];
+      else
+        dst[block_major(q, w)] = tile[r][threadIdx.x];
     }
-  }
-  __syncthreads();
-  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-    const index_t q = q0 + r, w = w0 + threadIdx.x;
-    if (q < shape.q && w < shape.nw)
-      dst[p * shape.block_p + q * shape.nw + w] = tile[r][threadIdx.x];
   }
 }
 
@@ -136,34 +133,39 @@ dim3 transpose_grid(const TransposeShape& shape) {
 
 }  // namespace
 
+/// Calls launch(std::integral_constant<int, V>, threads) with V = 2 values per thread when
+/// `pairs` holds (8- or 16-byte accesses), else V = 1: the element-wise phases over `count` values.
+template <typename Launch>
+void by_pairs(bool pairs, index_t count, Launch&& launch) {
+  if (pairs)
+    launch(std::integral_constant<int, 2>{}, count / 2);
+  else
+    launch(std::integral_constant<int, 1>{}, count);
+  SHIFTOP_CHECK_LAUNCH();
+}
+
 template <typename T1, typename T2>
 void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, index_t length,
                   stream_t stream) {
-  if (nt % 2 == 0)
-    pad_kernel<T1, T2, 2>
-        <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(x, padded, series, nt, length);
-  else
-    pad_kernel<T1, T2, 1>
-        <<<grid_for(series * nt), kThreads, 0, stream>>>(x, padded, series, nt, length);
-  SHIFTOP_CHECK_LAUNCH();
+  by_pairs(nt % 2 == 0, series * nt, [&](auto v, index_t threads) {
+    pad_kernel<T1, T2, decltype(v)::value>
+        <<<grid_for(threads), kThreads, 0, stream>>>(x, padded, series, nt, length);
+  });
 }
 
 template <typename T4, typename T5>
 void unpad_and_cast(const T4* padded, index_t ld, double* y, index_t series, index_t nt,
                     stream_t stream) {
-  if (nt % 2 == 0 && ld % 2 == 0)
-    unpad_kernel<T4, T5, 2>
-        <<<grid_for(series * nt / 2), kThreads, 0, stream>>>(padded, ld, y, series, nt);
-  else
-    unpad_kernel<T4, T5, 1>
-        <<<grid_for(series * nt), kThreads, 0, stream>>>(padded, ld, y, series, nt);
-  SHIFTOP_CHECK_LAUNCH();
+  by_pairs(nt % 2 == 0 && ld % 2 == 0, series * nt, [&](auto v, index_t threads) {
+    unpad_kernel<T4, T5, decltype(v)::value>
+        <<<grid_for(threads), kThreads, 0, stream>>>(padded, ld, y, series, nt);
+  });
 }
 
 template <typename TS, typename TD>
 void to_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
                         bool conj, double scale, stream_t stream) {
-  to_frequency_major_kernel<TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
+  transpose_kernel<true, TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
       src, dst, shape, conj ? TD(-1) : TD(1), static_cast<TD>(scale));
   SHIFTOP_CHECK_LAUNCH();
 }
@@ -171,8 +173,8 @@ void to_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const Tran
 template <typename TS, typename TD>
 void from_frequency_major(const complex_t<TS>* src, complex_t<TD>* dst, const TransposeShape& shape,
                           bool conj, stream_t stream) {
-  from_frequency_major_kernel<TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
-      src, dst, shape, conj ? TD(-1) : TD(1));
+  transpose_kernel<false, TS, TD><<<transpose_grid(shape), dim3(kTile, kTileRows), 0, stream>>>(
+      src, dst, shape, conj ? TD(-1) : TD(1), TD(1));
   SHIFTOP_CHECK_LAUNCH();
 }
 

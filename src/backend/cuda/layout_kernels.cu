@@ -20,38 +20,23 @@ unsigned grid_for(index_t work) {
 template <typename T>
 using pair_t = complex_t<T>;  // two consecutive reals: float2 or double2
 
-// Two consecutive time steps per thread (16-byte loads of the FP64 input) when rows have even
-// length, so that every pair is aligned; odd nt falls back to one element per thread.
-template <typename T1, typename T2, int V>
-__global__ void pad_kernel(const double* __restrict__ x, T2* __restrict__ padded, index_t series,
-                           index_t nt, index_t length) {
+// Phases 1 and 5: out[s][t] = To(Mid(in[s][t])) for t < nt of each of `series` rows, the rows
+// ld_in and ld_out apart (pad: Nt -> L, zero tails untouched; unpad: 2(L/2+1) -> Nt). Two
+// consecutive time steps per thread (16-byte loads of FP64) when rows have even length and
+// stride, so that every pair is aligned; otherwise one element per thread.
+template <typename From, typename Mid, typename To, int V>
+__global__ void copy_rows_kernel(const From* __restrict__ in, index_t ld_in, To* __restrict__ out,
+                                 index_t ld_out, index_t series, index_t nt) {
   const index_t per_row = nt / V, total = series * per_row;
   for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < total;
        k += index_t{gridDim.x} * blockDim.x) {
     const index_t s = k / per_row, t = (k - s * per_row) * V;
     if constexpr (V == 2) {
-      const double2 v = *reinterpret_cast<const double2*>(x + s * nt + t);
-      *reinterpret_cast<pair_t<T2>*>(padded + s * length + t) = {
-          static_cast<T2>(static_cast<T1>(v.x)), static_cast<T2>(static_cast<T1>(v.y))};
+      const pair_t<From> v = *reinterpret_cast<const pair_t<From>*>(in + s * ld_in + t);
+      *reinterpret_cast<pair_t<To>*>(out + s * ld_out + t) = {
+          static_cast<To>(static_cast<Mid>(v.x)), static_cast<To>(static_cast<Mid>(v.y))};
     } else {
-      padded[s * length + t] = static_cast<T2>(static_cast<T1>(x[s * nt + t]));
-    }
-  }
-}
-
-template <typename T4, typename T5, int V>
-__global__ void unpad_kernel(const T4* __restrict__ padded, index_t ld, double* __restrict__ y,
-                             index_t series, index_t nt) {
-  const index_t per_row = nt / V, total = series * per_row;
-  for (index_t k = blockIdx.x * index_t{blockDim.x} + threadIdx.x; k < total;
-       k += index_t{gridDim.x} * blockDim.x) {
-    const index_t s = k / per_row, t = (k - s * per_row) * V;
-    if constexpr (V == 2) {
-      const pair_t<T4> v = *reinterpret_cast<const pair_t<T4>*>(padded + s * ld + t);
-      *reinterpret_cast<double2*>(y + s * nt + t) = {static_cast<double>(static_cast<T5>(v.x)),
-                                                     static_cast<double>(static_cast<T5>(v.y))};
-    } else {
-      y[s * nt + t] = static_cast<double>(static_cast<T5>(padded[s * ld + t]));
+      out[s * ld_out + t] = static_cast<To>(static_cast<Mid>(in[s * ld_in + t]));
     }
   }
 }
@@ -148,8 +133,8 @@ template <typename T1, typename T2>
 void pad_and_cast(const double* x, T2* padded, index_t series, index_t nt, index_t length,
                   stream_t stream) {
   by_pairs(nt % 2 == 0, series * nt, [&](auto v, index_t threads) {
-    pad_kernel<T1, T2, decltype(v)::value>
-        <<<grid_for(threads), kThreads, 0, stream>>>(x, padded, series, nt, length);
+    copy_rows_kernel<double, T1, T2, decltype(v)::value>
+        <<<grid_for(threads), kThreads, 0, stream>>>(x, nt, padded, length, series, nt);
   });
 }
 
@@ -157,8 +142,8 @@ template <typename T4, typename T5>
 void unpad_and_cast(const T4* padded, index_t ld, double* y, index_t series, index_t nt,
                     stream_t stream) {
   by_pairs(nt % 2 == 0 && ld % 2 == 0, series * nt, [&](auto v, index_t threads) {
-    unpad_kernel<T4, T5, decltype(v)::value>
-        <<<grid_for(threads), kThreads, 0, stream>>>(padded, ld, y, series, nt);
+    copy_rows_kernel<T4, T5, double, decltype(v)::value>
+        <<<grid_for(threads), kThreads, 0, stream>>>(padded, ld, y, nt, series, nt);
   });
 }
 

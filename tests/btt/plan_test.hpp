@@ -39,6 +39,7 @@
 
 #include "btt/plan_checks.hpp"
 #include "shiftop/core/error.hpp"
+#include "support/expect_error.hpp"
 
 namespace shiftop::btt::plan_test {
 
@@ -228,15 +229,7 @@ TEST_P(Plan, RepeatedAppliesAreIdenticalAndReportPhaseTimes) {
   EXPECT_GT(t.total(), 0.0);
 }
 
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
+using testing::expect_error;
 
 TEST_P(Plan, BadInputsGiveClearErrors) {
   const BackendUnderTest& b = GetParam();

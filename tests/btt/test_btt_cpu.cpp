@@ -10,6 +10,7 @@
 
 #include "btt/plan_checks.hpp"
 #include "shiftop/core/error.hpp"
+#include "support/expect_error.hpp"
 
 namespace shiftop::btt {
 namespace {
@@ -21,15 +22,7 @@ using plan_test::random_operator;
 using plan_test::Reference;
 using plan_test::TestOperator;
 
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
+using testing::expect_error;
 
 // Every thread count gives the dense product, and the same result as one thread; the blocks are
 // split over threads in chunks, so 2, 3 and 7 threads leave uneven remainders.

@@ -13,6 +13,7 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/shape.hpp"
 #include "support/dense_reference.hpp"
+#include "support/expect_error.hpp"
 
 namespace shiftop::models::model_testing {
 
@@ -96,16 +97,7 @@ void expect_adjoint_identity(const Model& model, const std::vector<double>& m,
       << lhs << " vs " << rhs << ", substeps = " << model.config().substeps;
 }
 
-// Runs `action`, expects a shiftop::Error whose message contains `expected`.
-inline void expect_error(const std::function<void()>& action, const std::string& expected) {
-  try {
-    action();
-    ADD_FAILURE() << "no shiftop::Error raised; expected one mentioning '" << expected << "'";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos)
-        << "message '" << error.what() << "' does not mention '" << expected << "'";
-  }
-}
+using testing::expect_error;
 
 /// check(edit, expected): expects Model(config) to throw a shiftop::Error mentioning `expected`,
 /// where config is a copy of `base` changed by edit(config).

@@ -7,8 +7,8 @@
 #include <charconv>
 
 #include "commands.hpp"
-#include "shiftop/core/error.hpp"
 #include "io/fftmatvec_format.hpp"
+#include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <climits>
 
-#include "shiftop/core/error.hpp"
 #include "distributed/mpi_check.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::distributed {
 

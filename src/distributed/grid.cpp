@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "shiftop/core/error.hpp"
 #include "distributed/mpi_check.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::distributed {
 

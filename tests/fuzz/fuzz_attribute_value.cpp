@@ -14,9 +14,9 @@
 #include <string_view>
 #include <variant>
 
-#include "shiftop/core/error.hpp"
 #include "fuzz_check.hpp"
 #include "io/attribute_value.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace {
 

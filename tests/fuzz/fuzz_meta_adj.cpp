@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "shiftop/core/error.hpp"
 #include "fuzz_check.hpp"
 #include "io/attribute_value.hpp"
 #include "io/fftmatvec_meta.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace {
 

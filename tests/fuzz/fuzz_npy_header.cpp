@@ -5,8 +5,8 @@
 #include <limits>
 #include <string_view>
 
-#include "shiftop/core/error.hpp"
 #include "fuzz_check.hpp"
+#include "shiftop/core/error.hpp"
 #include "shiftop/io/npy.hpp"
 
 namespace {

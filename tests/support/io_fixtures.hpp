@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "shiftop/core/error.hpp"
-#include "shiftop/core/shape.hpp"
 #include "io/attribute_value.hpp"
 #include "io/hdf5.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/core/shape.hpp"
 
 namespace shiftop::testing {
 

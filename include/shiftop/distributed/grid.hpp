@@ -1,5 +1,5 @@
-// shiftop::distributed::Grid: pr x pc MPI ranks as a 2D process grid (Venkat et al., section 3.2), with
-// the communicators of its rows and columns and each rank's place on its node.
+// shiftop::distributed::Grid: pr x pc MPI ranks as a 2D process grid (Venkat et al., section 3.2),
+// with the communicators of its rows and columns and each rank's place on its node.
 //
 // Ranks are laid out column-major, as in FFTMatvec: world rank w is grid rank (w % pr, w / pr),
 // so the pr ranks of a grid column are consecutive. With ranks packed k to a node, a column then

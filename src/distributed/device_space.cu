@@ -63,12 +63,15 @@ class CudaSpace final : public DeviceSpace {
                   ": could not allocate " + std::to_string(bytes) +
                   " bytes for the distributed plan's buffers (" + cudaGetErrorString(status) + ")");
     }
-    // Freed on its own device, leaving the caller's current device as it was.
-    return std::shared_ptr<void>(memory, [device = device_](void* p) {
+    // Counted in the context's allocated_bytes(); freed on its own device, leaving the caller's
+    // current device as it was.
+    context_->handles().allocated += bytes;
+    return std::shared_ptr<void>(memory, [context = context_, bytes](void* p) {
       int current = 0;
       const bool known = cudaGetDevice(&current) == cudaSuccess;
-      if (cudaSetDevice(device) == cudaSuccess) cudaFree(p);
+      if (cudaSetDevice(context->device()) == cudaSuccess) cudaFree(p);
       if (known) cudaSetDevice(current);
+      context->handles().allocated -= bytes;
     });
   }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "distributed/device_space.hpp"
+#include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
 #include "support/distributed_test_support.hpp"
 
@@ -214,6 +215,25 @@ TEST_F(Nccl, EachRankDrivesTheGpuOfItsNodeRank) {
       distributed_plan(grid, a, test_options(2, "DDDDD", btt::Backend::Cuda));
   EXPECT_EQ(plan.backend(), btt::Backend::Cuda);
   EXPECT_EQ(plan.device(), grid.node_rank() % gpu::device_count());
+}
+
+// A context given in the options is the one the rank runs on: its local plan and its buffers are
+// all allocated through it, so the context accounts for exactly the plan's memory.
+TEST_F(Nccl, RunsOnTheGivenContextAndAccountsForItsMemory) {
+  const Shape s{4, 6, 9};
+  const Operator a = random_operator(s, false);
+  const Grid grid({world_size(), 1});
+  const auto context = gpu::Context::create(grid.node_rank() % gpu::device_count());
+  btt::PlanOptions options = test_options(3, "DSSSS", btt::Backend::Cuda);
+  options.gpu.context = context;
+  {
+    const DistributedPlan plan = distributed_plan(grid, a, options);
+    EXPECT_EQ(plan.device(), context->device());
+    EXPECT_GT(plan.memory_bytes(), 0u);
+    EXPECT_EQ(context->allocated_bytes(), plan.memory_bytes());
+  }
+  // The cuBLAS workspace is the context's own; everything the plan allocated is returned.
+  EXPECT_EQ(context->allocated_bytes(), std::size_t{32} << 20);
 }
 
 // With profiling, every communication phase is timed on the GPU and counts its bytes, and the

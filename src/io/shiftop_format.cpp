@@ -13,6 +13,7 @@
 #include "io/consistency.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
+#include "io/text.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::io::shiftop_h5 {
@@ -22,6 +23,7 @@ constexpr const char* kKernels = "kernels";
 constexpr const char* kFirstRow = "first_row";
 constexpr const char* kVector = "vector";
 constexpr const char* kMetadata = "metadata";
+// The layout version written in root attribute format_version; the only one read.
 constexpr std::int64_t kFormatVersion = 1;
 
 using Metadata = std::vector<std::pair<std::string, std::string>>;
@@ -80,6 +82,18 @@ void write_metadata(hid_t file, const Metadata& metadata, const std::string& pat
   }
 }
 
+// A file of a later layout may mean something else by the same datasets: refused, not guessed at.
+// Files without the attribute (written by other tools) are read as version 1.
+void require_known_version(hid_t file, const std::string& path) {
+  const std::optional<AttributeValue> version = h5::read_attribute(file, "format_version", path);
+  if (!version) return;
+  const auto* integer = std::get_if<std::int64_t>(&*version);
+  require(integer != nullptr && *integer == kFormatVersion,
+          "{}: attribute 'format_version' is {}: expected {}, the only version of shiftop's file "
+          "layout this shiftop reads (a later shiftop wrote this file?)",
+          path, printable(attribute_to_string(*version)), kFormatVersion);
+}
+
 // Dimensions of a float64 dataset, checked for rank and non-empty extents.
 std::vector<index_t> float64_dims(hid_t dataset, const std::string& context,
                                   std::span<const int> ranks, std::string_view layout) {
@@ -102,6 +116,7 @@ struct Layout {
 };
 
 Layout read_layout(hid_t file, const std::string& path) {
+  require_known_version(file, path);
   require(h5::has_link(file, kKernels, path),
           "{}: no dataset 'kernels': expected shiftop's operator file with dataset 'kernels' of "
           "shape (Nd, Nm, Nt){}",
@@ -167,6 +182,7 @@ struct VectorLayout {
 };
 
 VectorLayout read_vector_layout(hid_t file, const std::string& path) {
+  require_known_version(file, path);
   require(h5::has_link(file, kVector, path),
           "{}: no dataset 'vector': expected shiftop's vector file with dataset 'vector' of shape "
           "(blocks, Nt) or (nrhs, blocks, Nt){}",

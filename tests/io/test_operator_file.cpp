@@ -289,6 +289,28 @@ TEST_F(OperatorFileTest, ToleratesFloatAttributesAndExtraAttributes) {
   expect_bits_equal(read_operator(path("F.h5")).first_column, op.first_column);
 }
 
+// FFTMatvec's own test data has eight-line meta_adj files (no checksum line) and its readers take
+// any non-zero reindex as true: such directories read as FFTMatvec reads them.
+TEST_F(OperatorFileTest, ReadsDirectoriesAsFFTMatvecReadsThem) {
+  const OperatorData op = make_operator(kShape, true, true, 27);
+  auto rows = rows_of(op);
+  shiftop::testing::write_fftmatvec_dir(path("eight"), meta(kShape, "1\n0\n1\n"), "adj/vec_", rows);
+  expect_bits_equal(read_operator(path("eight")).first_column, op.first_column);
+  EXPECT_EQ(inspect_operator(path("eight")).shape, kShape);
+  for (auto& row : rows)
+    row.attributes[0].second = std::int64_t{2};
+  shiftop::testing::write_fftmatvec_dir(path("truthy"), meta(kShape, "7\n1\n-1\n0\nnotes\n"),
+                                        "adj/vec_", rows);
+  const OperatorData truthy = read_operator(path("truthy"));
+  expect_bits_equal(truthy.first_column, op.first_column);
+  // FFTMatvec takes lines 4 and 5 as they are: a file with Windows line ends is refused.
+  shiftop::testing::write_fftmatvec_dir(
+      path("crlf"), "3\r\n4\r\n5\r\nadj/vec_\r\n.h5\r\n1\r\n0\r\n1\r\n", "adj/vec_", rows_of(op));
+  expect_refused(path("crlf"),
+                 "line 4: expected the file-name prefix of the block rows (e.g. adj/vec_), found "
+                 "'adj/vec_' and a carriage return (Windows line ends");
+}
+
 TEST_F(OperatorFileTest, RefusesBadShiftopFiles) {
   const OperatorData op = make_operator(kShape, true, true, 22);
   const std::vector<double>& k = op.first_column;
@@ -340,6 +362,16 @@ TEST_F(OperatorFileTest, RefusesBadShiftopFiles) {
                              {.name = "first_row", .dims = {3, 4, 5}, .values = row}});
   expect_refused(path("lag0.h5"),
                  "first_row and first block column disagree at lag 0, (row 0, parameter block 1)");
+  // A later layout is refused, naming the version found and the one supported.
+  write_h5(path("v99.h5"), {{.name = "kernels", .dims = {3, 4, 5}, .values = k}},
+           {{"format_version", std::int64_t{99}}});
+  expect_refused(path("v99.h5"),
+                 "attribute 'format_version' is 99: expected 1, the only version of shiftop's "
+                 "file layout this shiftop reads");
+  EXPECT_TRUE(contains(error_of([&] { inspect_operator(path("v99.h5")); }), "is 99: expected 1"));
+  write_h5(path("v_text.h5"), {{.name = "kernels", .dims = {3, 4, 5}, .values = k}},
+           {{"format_version", std::string("1")}});
+  expect_refused(path("v_text.h5"), "attribute 'format_version' is 1: expected 1");
   write_h5(path("group.h5"), {});
   {
     io::h5::Handle file(H5Fopen(path("group.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
@@ -407,8 +439,9 @@ TEST_F(OperatorFileTest, RefusesBadFFTMatvecDirectories) {
   expect_refused(dir("meta_text", "3\nfour\n5\nadj/vec_\n.h5\n1\n0\n1\n0\n", rows),
                  "meta_adj: line 2: expected Nm, the number of parameter blocks (a positive "
                  "integer), found 'four'");
-  expect_refused(dir("meta_short", "3\n4\n5\nadj/vec_\n.h5\n1\n0\n", rows),
-                 "line 8: expected the reverse-dof flag (0 or 1), found the end of the file");
+  expect_refused(
+      dir("meta_short", "3\n4\n5\nadj/vec_\n.h5\n1\n0\n", rows),
+      "line 8: expected the reverse-dof flag (an integer, 1), found the end of the file");
   expect_refused(dir("not_reindexed", meta(kShape, "0\n0\n1\n0\n"), rows),
                  "line 6: reindexed flag is 0: expected 1");
   expect_refused(dir("not_reversed", meta(kShape, "1\n0\n0\n0\n"), rows),
@@ -478,7 +511,7 @@ TEST_F(OperatorFileTest, RefusesAbsurdSizesBeforeAllocating) {
                                         "200000\n200000\n100000\nv_\n.h5\n1\n0\n1\n0\n", "v_", {});
   expect_refused(path("huge_dir"), "needs 32000000000000000 bytes");
   shiftop::testing::write_fftmatvec_dir(
-      path("absurd_dir"), "1099511627776\n1099511627776\n9\nv_\n.h5\n1\n0\n1\n0\n", "v_", {});
+      path("absurd_dir"), "2000000000\n2000000000\n9\nv_\n.h5\n1\n0\n1\n0\n", "v_", {});
   expect_refused(path("absurd_dir"), "absurdly large");
 }
 

@@ -220,6 +220,11 @@ TEST_F(VectorFileTest, RefusesBadVectorFiles) {
   write_h5(path("space.h5"), {{.name = "vector", .dims = {3, 4}, .values = v}},
            {{"space", std::string("time")}});
   expect_refused(path("space.h5"), "attribute 'space' is 'time': expected 'parameter' or 'data'");
+  write_h5(path("v99.h5"), {{.name = "vector", .dims = {3, 4}, .values = v}},
+           {{"format_version", std::int64_t{99}}});
+  expect_refused(path("v99.h5"),
+                 "attribute 'format_version' is 99: expected 1, the only version of shiftop's "
+                 "file layout this shiftop reads");
   write_npy(path("flat.npy"), v, std::vector<index_t>{12});
   expect_refused(path("flat.npy"),
                  "has shape (12): expected a vector of shape (blocks, Nt) or (nrhs, blocks, Nt)");

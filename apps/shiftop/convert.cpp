@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "io/fftmatvec_format.hpp"
+#include "output_paths.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/operator_file.hpp"
@@ -94,6 +95,7 @@ void convert_vector(const ConvertOptions& o) {
 }
 
 void run(const ConvertOptions& o) {
+  check_convert_paths(o.input, o.output, o.to);
   if (io::detect_file_kind(o.input) == io::FileKind::Operator)
     convert_operator(o);
   else

@@ -6,8 +6,10 @@
 
 #include "commands.hpp"
 #include "shiftop/core/error.hpp"
+#include "signal_cleanup.hpp"
 
 int main(int argc, char** argv) {
+  shiftop::app::install_signal_cleanup();  // first: before any thread starts
   CLI::App app{"shiftop: fast block-Toeplitz operator actions (p2o maps, adjoints, Hessians)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "shiftop 0.1.0");

@@ -11,6 +11,7 @@
 #include "io/fftmatvec_format.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
+#include "output_paths.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
@@ -85,9 +86,10 @@ void run(const MatvecOptions& o) {
         {"plan_ms", plan_seconds * 1e3},
         {"apply_ms", apply_seconds * 1e3},
         {"write_ms", write_seconds * 1e3}};
-    fmt::print("{}\n", out.dump());
+    fmt::print(summary_stream(o), "{}\n", out.dump());
   } else {
-    fmt::print("{} on {} ({} rhs, precision {}): plan {:.1f} ms, apply {:.2f} ms; wrote {} ({})\n",
+    fmt::print(summary_stream(o),
+               "{} on {} ({} rhs, precision {}): plan {:.1f} ms, apply {:.2f} ms; wrote {} ({})\n",
                o.op, shape.str(), x.nrhs, plan.precision().str(), plan_seconds * 1e3,
                apply_seconds * 1e3, o.output_path, io::to_string(format));
   }
@@ -139,6 +141,10 @@ io::VectorFormat output_format(const MatvecOptions& o) {
              : io::VectorFormat::Shiftop;
 }
 
+std::FILE* summary_stream(const MatvecOptions& o) {
+  return o.output_path == "-" ? stderr : stdout;
+}
+
 io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const Metadata& metadata,
                              btt::Op op) {
   io::VectorData y{.nrhs = x.nrhs,
@@ -175,7 +181,9 @@ void add_matvec_command(CLI::App& app) {
                   "vector file: shiftop .h5, FFTMatvec .h5, or .npy of shape (blocks, Nt) or "
                   "(nrhs, blocks, Nt)")
       ->required();
-  cmd->add_option("--output", o->output_path, "output vector file (same rank as the input)")
+  cmd->add_option("--output", o->output_path,
+                  "output vector file (same rank as the input); - writes .npy to standard output "
+                  "(with --output-format npy)")
       ->required();
   cmd->add_option("--output-format", o->output_format,
                   "auto: .npy by name, else FFTMatvec if the input is an FFTMatvec vector, else "
@@ -194,6 +202,11 @@ void add_matvec_command(CLI::App& app) {
                   "process grid PRxPC or auto (Algorithm 4), under mpiexec (the default there: "
                   "auto); every rank reads only its slice of the operator");
   cmd->callback([o] {
+    const std::vector<NamedPath> inputs = {
+        {"--operator", o->operator_path}, {"--row", o->row_path}, {"--input", o->input_path}};
+    check_paths(inputs, {});  // "-" as an input first: output_format() reads --input
+    check_paths(inputs, {{"--output", o->output_path, output_kind(output_format(*o))}},
+                StandardOutput::Allowed);
     if (!o->grid.empty() || launched_by_mpi())
       run_distributed_matvec(*o);
     else

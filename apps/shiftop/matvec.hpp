@@ -2,6 +2,7 @@
 // mpiexec (matvec_distributed.cpp) share.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,9 @@ void check_input(const io::VectorData& x, const Shape& shape, const Metadata& me
                  const MatvecOptions& o);
 
 io::VectorFormat output_format(const MatvecOptions& o);
+
+/// Where the summary goes: stdout, or stderr when the output vector itself goes to stdout.
+std::FILE* summary_stream(const MatvecOptions& o);
 
 /// The output of op for input x, with no values yet: its shape, space and FFTMatvec marks.
 io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const Metadata& metadata,

@@ -129,9 +129,10 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
                                {"read_and_plan_ms", read_seconds * 1e3},
                                {"apply_ms", apply_seconds * 1e3},
                                {"gather_and_write_ms", write_seconds * 1e3}};
-    fmt::print("{}\n", out.dump());
+    fmt::print(summary_stream(o), "{}\n", out.dump());
   } else {
     fmt::print(
+        summary_stream(o),
         "{} on {} ({} rhs, precision {}) over {} ranks, grid {}: read + plan {:.1f} ms, apply "
         "{:.2f} ms; wrote {} ({})\n",
         o.op, shape.str(), x.nrhs, plan.precision().str(), grid.size(), grid_shape.str(),

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "commands.hpp"
+#include "output_paths.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
@@ -81,6 +82,17 @@ io::OperatorData build(const ModelOptions& o, const Model& model, std::vector<in
 void run(const ModelOptions& o) {
   require(o.noise >= 0 && std::isfinite(o.noise), "--noise: expected a non-negative number, got {}",
           o.noise);
+  const io::OperatorFormat format = io::output_operator_format(o.output);
+  // Vectors go in the operator's family: FFTMatvec vector files next to an FFTMatvec directory.
+  const auto vector_format = [&](const std::string& path) {
+    const io::VectorFormat by_name = io::output_vector_format(path);
+    return format == io::OperatorFormat::FFTMatvec && by_name != io::VectorFormat::Npy
+               ? io::VectorFormat::FFTMatvec
+               : by_name;
+  };
+  check_paths({}, {{"-o", o.output, output_kind(format)},
+                   {"--truth", o.truth, output_kind(vector_format(o.truth))},
+                   {"--data", o.data, output_kind(vector_format(o.data))}});
   std::vector<index_t> sources;
   io::OperatorData op;
   if (o.model == "heat2d") {
@@ -92,19 +104,11 @@ void run(const ModelOptions& o) {
         models::Wave2d::with_default_layout(o.n, o.sources, o.sensors, o.nt, o.substeps);
     op = build(o, model, sources, model.observation_interval());
   }
-  const io::OperatorFormat format = io::output_operator_format(o.output);
   io::write_operator(o.output, op, format);
   fmt::print("{}: wrote the {} p2o map {} ({} operator)\n", o.output, o.model, op.shape.str(),
              io::to_string(format));
   if (o.truth.empty() && o.data.empty()) return;
 
-  // Vectors go in the operator's family: FFTMatvec vector files next to an FFTMatvec directory.
-  const auto vector_format = [&](const std::string& path) {
-    const io::VectorFormat by_name = io::output_vector_format(path);
-    return format == io::OperatorFormat::FFTMatvec && by_name != io::VectorFormat::Npy
-               ? io::VectorFormat::FFTMatvec
-               : by_name;
-  };
   const std::vector<double> m_true = smooth_parameter(sources, o.n, o.nt);
   if (!o.truth.empty()) {
     io::write_vector(o.truth,

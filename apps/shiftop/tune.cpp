@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "io/atomic_output.hpp"
+#include "output_paths.hpp"
 #include "pareto_plot.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
@@ -51,7 +52,7 @@ void mark_front(std::vector<TunePoint>& points) {
 }
 
 void write_text(const std::string& path, const std::string& text) {
-  io::AtomicOutput out(path, io::AtomicOutput::Kind::File);
+  io::AtomicOutput out(path, io::AtomicOutput::Kind::Stream);
   {
     std::ofstream file(out.path(), std::ios::binary);
     file << text;
@@ -61,6 +62,9 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 void run(const TuneOptions& o) {
+  check_paths({{"--operator", o.operator_path}},
+              {{"--json", o.json_path, io::AtomicOutput::Kind::Stream},
+               {"--plot", o.plot_path, io::AtomicOutput::Kind::Stream}});
   const btt::Backend backend = parse_backend(o.backend);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
   const bool cuda = backend == btt::Backend::Cuda;

@@ -1,43 +1,59 @@
 // Output written under a temporary name next to its final path and renamed into place once
-// complete, so that a failure (bad input found late, disk full, a crash) never leaves a partial
-// file or directory at the final path, nor changes what was there before.
+// complete, so that a failure (bad input found late, disk full, a crash, SIGINT/SIGTERM in the
+// tool) never leaves a partial file or directory at the final path, nor changes what was there
+// before. A symbolic link at the final path is kept: its target is replaced. Where atomicity
+// cannot apply (a FIFO, a device, "-" for standard output) a format written front to back
+// (Kind::Stream) is written there directly; formats that need a regular file refuse those.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 namespace shiftop::io {
 
 class AtomicOutput {
  public:
-  enum class Kind { File, Directory };
+  /// File: a regular file whose writer may seek (HDF5). Stream: a file written front to back
+  /// (.npy, text), which may also go to a FIFO, a device or standard output. Directory: a
+  /// directory tree (FFTMatvec matrix).
+  enum class Kind { File, Stream, Directory };
 
-  /// Reserves a fresh temporary name in the directory of `target`. For a File nothing is created
-  /// yet (the writer creates it, exclusively); for a Directory the temporary directory is
-  /// created. Throws shiftop::Error if the parent directory does not exist, or, for a Directory,
-  /// if `target` exists and is not a directory this class could have written (one holding only
-  /// `replaceable_entry`).
+  /// Reserves a fresh temporary name in the directory of `target` (after following its links),
+  /// after check_output_path(). For a File or Stream nothing is created yet (the writer creates
+  /// it, exclusively); for a Directory the temporary directory is created.
   AtomicOutput(std::string target, Kind kind, std::string replaceable_entry = {});
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
   /// Removes the temporary file or directory (recursively) unless commit() succeeded.
   ~AtomicOutput();
 
-  /// Where to write.
+  /// Where to write: the temporary, or the target itself when it is a FIFO or a device.
   const std::string& path() const { return temporary_; }
   const std::string& target() const { return target_; }
+
+  /// For a Stream: path() opened for writing, or a duplicate of standard output for "-" (what
+  /// was printed before is flushed first). Null, with errno set, where that fails.
+  std::FILE* open_stream() const;
 
   /// Renames the temporary into place. A File replaces any file at the target atomically; a
   /// Directory replaces a previous directory of the same kind (moved aside, then removed).
   void commit();
 
  private:
-  void check_replaceable() const;
-
   std::string target_;
+  std::string resolved_;  // target_ with its symbolic links followed: what commit() replaces
   std::string temporary_;
   Kind kind_;
   std::string replaceable_entry_;
+  bool direct_ = false;  // written in place: a FIFO, a device or standard output
   bool committed_ = false;
 };
+
+/// Throws shiftop::Error unless `target` can be written as `kind`: its directory exists and is
+/// writable; it is not a directory (unless `kind` is Directory and it is one AtomicOutput could
+/// have written, holding only `replaceable_entry`); it is a FIFO, a device or "-" only for a
+/// Stream. Cheap: the tool calls it for every output before any long work.
+void check_output_path(const std::string& target, AtomicOutput::Kind kind,
+                       const std::string& replaceable_entry = {});
 
 }  // namespace shiftop::io

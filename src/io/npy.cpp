@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -18,6 +17,7 @@
 #include <system_error>
 #include <utility>
 
+#include "io/atomic_output.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
 
@@ -346,31 +346,6 @@ std::string encode_header(std::span<const index_t> shape) {
   return header;
 }
 
-// A file written under a temporary name and renamed to its final name once complete; removed if
-// that never happens.
-class TemporaryFile {
- public:
-  explicit TemporaryFile(std::string path) : path_(std::move(path)) {}
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-  ~TemporaryFile() {
-    if (!renamed_) std::remove(path_.c_str());
-  }
-
-  const std::string& path() const { return path_; }
-
-  void rename_to(const std::string& target) {
-    if (std::rename(path_.c_str(), target.c_str()) != 0) {
-      fail("{}: cannot rename the finished file '{}' to it: {}", target, path_, last_error());
-    }
-    renamed_ = true;
-  }
-
- private:
-  std::string path_;
-  bool renamed_ = false;
-};
-
 }  // namespace
 
 index_t NpyHeader::count() const {
@@ -434,10 +409,10 @@ void write_npy(const std::string& path, std::span<const double> data,
           path, format_shape(shape), *count, data.size());
   const std::string header = encode_header(shape);
 
-  TemporaryFile temporary(fmt::format("{}.tmp-{}", path, ::getpid()));
-  File file(std::fopen(temporary.path().c_str(), "wb"));
+  AtomicOutput output(path, AtomicOutput::Kind::Stream);
+  File file(output.open_stream());
   if (file == nullptr) {
-    fail("{}: cannot open '{}' for writing: {}", path, temporary.path(), last_error());
+    fail("{}: cannot open '{}' for writing: {}", path, output.path(), last_error());
   }
   write_exact(file.get(), header.data(), header.size(), path);
   write_exact(file.get(), data.data(), data.size_bytes(), path);
@@ -445,7 +420,7 @@ void write_npy(const std::string& path, std::span<const double> data,
   if (std::fclose(file.release()) != 0) {
     fail("{}: write failed (disk full?): {}", path, last_error());
   }
-  temporary.rename_to(path);
+  output.commit();
 }
 
 }  // namespace shiftop::io

@@ -1,16 +1,19 @@
 // Host memory aligned to 64 bytes (one cache line, one AVX-512 register), never value-initialised:
-// plan workspaces are allocated once at plan creation and written before they are read. Large
-// buffers (F^ above all, which every apply streams) are aligned to 2 MiB and asked to be backed by
-// transparent huge pages: a 4 KiB-page stream takes a TLB miss every 64 cache lines.
+// plan workspaces are allocated once at plan creation and written before they are read (test
+// builds fill them with NaN to check that: core/poison.hpp). Large buffers (F^ above all, which
+// every apply streams) are aligned to 2 MiB and asked to be backed by transparent huge pages: a
+// 4 KiB-page stream takes a TLB miss every 64 cache lines.
 #pragma once
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 
 #include <sys/mman.h>
 
+#include "core/poison.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop {
@@ -30,6 +33,7 @@ class AlignedBuffer {
     void* p = std::aligned_alloc(alignment, bytes);
     require(p != nullptr, "out of host memory: could not allocate {} bytes", bytes);
     if (alignment == kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // a hint; may be refused
+    if constexpr (kPoisonWorkspaces) std::memset(p, kPoisonByte, bytes);
     data_.reset(static_cast<T*>(p));
   }
 

@@ -27,6 +27,10 @@ namespace shiftop::btt::plan_test {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+/// A precision string with an FP32 phase must lose more than this (relative): FP32 rounds at
+/// about 6e-8, so an error below 1e-3 of that means the phase ran in FP64.
+inline const double kFp32Floor = 1e-3 * unit_roundoff(Precision::Single);
+
 /// A backend as the shared plan tests see it. One is made in the backend's instantiation file
 /// (test_plan_<backend>.cpp).
 struct BackendUnderTest {
@@ -42,6 +46,8 @@ struct BackendUnderTest {
   /// The FP64 tolerances of the shared tests are the CPU's times this factor. The CPU: 1 (1e-13
   /// against the dense product); CUDA: 10 (1e-12 against the CPU plan).
   double fp64_scale = 1.0;
+  /// EveryPrecision's per-case slack over the eq. (6) bound (measured on the CPU) times this.
+  double precision_slack = 1.0;
 };
 
 inline void PrintTo(const BackendUnderTest& backend, std::ostream* os) {
@@ -149,7 +155,8 @@ inline double mixed_bound(const PrecisionConfig& p, Op op, const Shape& s, doubl
 /// Applies `plan` (made from `a`) for every op, every count in `rhs_counts` and every precision
 /// string, each time to random inputs from `x_seed` and into an output poisoned with NaN. FP64
 /// must be within `fp64_tolerance` (relative) of the reference; every other string within
-/// kSlack times the eq. (6) bound (mixed_bound). The plan is left in the last precision string.
+/// kSlack times the eq. (6) bound (mixed_bound) and above kFp32Floor. The plan is left in the last
+/// precision string.
 inline void expect_every_op_precision_and_rhs(Plan& plan, const TestOperator& a,
                                               Reference& reference,
                                               std::span<const index_t> rhs_counts, unsigned x_seed,
@@ -178,10 +185,12 @@ inline void expect_every_op_precision_and_rhs(Plan& plan, const TestOperator& a,
       SCOPED_TRACE(fmt::format("{} nrhs={} {} error {:.3e} against the {}, kappa {:.2e}",
                                to_string(in.op), in.nrhs, config.str(), error, reference.name(),
                                kappa));
-      if (config.all_double())
+      if (config.all_double()) {
         EXPECT_LT(error, fp64_tolerance);
-      else
+      } else {
         EXPECT_LE(error, testing::kSlack * mixed_bound(config, in.op, s, kappa));
+        EXPECT_GT(error, kFp32Floor);  // FP32 was really used
+      }
     }
   }
 }

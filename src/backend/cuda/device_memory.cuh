@@ -1,6 +1,7 @@
 // An owned block of device memory (cudaMalloc/cudaFree), viewed as any element type: the plan's
 // workspaces hold FP32 or FP64 data depending on the precision configuration. Memory allocated
-// through a gpu::Context (backend/cuda/context.cuh) is counted in its allocated_bytes().
+// through a gpu::Context (backend/cuda/context.cuh) is counted in its allocated_bytes(). Test
+// builds fill it with NaN (core/poison.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "backend/cuda/check.hpp"
+#include "core/poison.hpp"
 
 namespace shiftop::cuda {
 
@@ -20,6 +22,10 @@ class DeviceMemory {
       : bytes_(bytes) {
     if (bytes_ == 0) return;
     SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+    if constexpr (kPoisonWorkspaces) {  // on the legacy stream, so wait for it
+      SHIFTOP_CUDA_CHECK(cudaMemset(data_, kPoisonByte, bytes_));
+      SHIFTOP_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     account_ = account;
     if (account_ != nullptr) *account_ += bytes_;
   }

@@ -9,8 +9,10 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
+#include "core/available_memory.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
+#include "memory_needs.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
@@ -38,12 +40,34 @@ btt::FftImplementation parse_fft(const std::string& text) {
   fail("--fft: expected auto, fused or cufft, got '{}'", text);
 }
 
+// Each of the two arrays of the CPU's bandwidth probe: several times any last-level cache.
+constexpr std::size_t kCpuProbeArrayBytes = std::size_t{512} << 20;
+
+// Host bytes at the run's peak: the bandwidth probe's arrays are freed before the kernels, the
+// plan (and --check's FP64 plan) and the vectors are allocated.
+double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
+                  const btt::PlanOptions& options) {
+  const bool cuda = options.backend == btt::Backend::Cuda;
+  const double probe = cuda ? 0 : 2.0 * static_cast<double>(kCpuProbeArrayBytes);
+  const double output =
+      double_bytes(static_cast<double>(output_blocks(op, shape)) * static_cast<double>(shape.nt));
+  double run = double_bytes(static_cast<double>(shape.kernel_size())) +
+               plan_host_bytes(shape, options) + vector_bytes(shape, op, o.nrhs);
+  if (o.check)
+    run += plan_host_bytes(shape, {.cpu = {.threads = o.threads}}) +
+           static_cast<double>(o.nrhs) * output;
+  if (o.direct) run += output;
+  return std::max(probe, run);
+}
+
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
   const btt::Op op = btt::parse_op(o.op);
   const btt::PlanOptions options = plan_options(o);
   const bool cuda = options.backend == btt::Backend::Cuda;
+  require_available_memory(host_bytes(o, shape, op, options),
+                           fmt::format("bench: {} on {}", o.op, shape.str()));
   const auto progress = [&](const char* what) {
     if (!o.json) fmt::print(stderr, "[bench] {}...\n", what);
   };
@@ -179,8 +203,7 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
 }
 
 MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads) {
-  if (backend == btt::Backend::Cpu)
-    return measure_memory_bandwidth(std::size_t{512} << 20, threads);
+  if (backend == btt::Backend::Cpu) return measure_memory_bandwidth(kCpuProbeArrayBytes, threads);
   MemoryBandwidth bw;
 #ifdef SHIFTOP_HAVE_CUDA
   bw.copy_GBs = gpu::measure_copy_bandwidth_GBs(std::size_t{1} << 30, device);

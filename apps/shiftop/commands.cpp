@@ -1,5 +1,13 @@
 #include "commands.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::app {
@@ -18,12 +26,62 @@ void add_device_option(CLI::App* cmd, int& device) {
   add_count_option(cmd, "--device", device, "CUDA device index", kNonNegative);
 }
 
+int max_threads() {
+  return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 void add_threads_option(CLI::App* cmd, int& threads) {
-  add_count_option(cmd, "--threads", threads, "CPU threads (0: all)", kNonNegative);
+  const int hardware = max_threads() / 4;
+  add_count_option(cmd, "--threads", threads,
+                   fmt::format("CPU threads (0: all {}; at most {})", hardware, max_threads()),
+                   integer_between(0, max_threads(),
+                                   fmt::format("between 0 (all {} hardware threads) and {} (4x "
+                                               "the hardware threads)",
+                                               hardware, max_threads())));
 }
 
 void add_json_flag(CLI::App* cmd, bool& json) {
   cmd->add_flag("--json", json, "print one JSON object on stdout");
 }
+
+void refuse_options_as_values(CLI::App& app) {
+  // A transform runs before the option's other validators, so that "--threads --json" is refused
+  // as a swallowed option rather than as a bad number; the empty description keeps --help as is.
+  const CLI::Validator not_an_option(
+      [](std::string& text) -> std::string {
+        if (text.starts_with("--")) return "expected a value, got the option '" + text + "'";
+        return {};
+      },
+      "");
+  for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* option : cmd->get_options())
+      if (option->nonpositional() && option->get_type_size_max() > 0)
+        option->transform(not_an_option);
+    refuse_options_as_values(*cmd);
+  }
+}
+
+void require_known_subcommand(const CLI::App& app, int argc, const char* const* argv) {
+  // The top-level options (--help, --version) take no value, so the first word that is not an
+  // option is the subcommand.
+  const auto first =
+      std::find_if(argv + 1, argv + argc, [](const char* word) { return word[0] != '-'; });
+  if (first == argv + argc) return;
+  std::vector<std::string> names;
+  for (const CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(cmd->get_name());
+  if (std::find(names.begin(), names.end(), *first) != names.end()) return;
+  throw CLI::ExtrasError(
+      fmt::format("unknown subcommand '{}': expected one of {}", *first, fmt::join(names, ", ")),
+      CLI::ExitCodes::ExtrasError);
+}
+
+const char* const kExitCodesHelp =
+    "Exit status: 0 success; 1 a user error (bad input, option or file; one line \"shiftop: "
+    "error: ...\" on stderr); 2 an internal error (a bug or a failed library call); 104-114 a "
+    "command line the parser refuses (CLI11's codes: 104 a value of the wrong type, 105 a value "
+    "an option's check refuses, 106 a required option missing, 109 an unknown argument or "
+    "subcommand); 130 interrupted (SIGINT), "
+    "143 terminated (SIGTERM).";
 
 }  // namespace shiftop::app

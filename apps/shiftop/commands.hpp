@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <limits>
 #include <string>
 
 #include "shiftop/btt/plan.hpp"
@@ -13,16 +14,21 @@
 namespace shiftop::app {
 
 /// Validators whose messages say what is expected, e.g. "--nm: must be a positive integer, got 0".
-inline CLI::Validator integer_at_least(long long minimum, const std::string& what) {
+inline CLI::Validator integer_between(long long minimum, long long maximum,
+                                      const std::string& what) {
   return CLI::Validator(
-      [minimum, what](std::string& text) -> std::string {
+      [minimum, maximum, what](std::string& text) -> std::string {
         long long value = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (ec != std::errc() || end != text.data() + text.size() || value < minimum)
+        if (ec != std::errc() || end != text.data() + text.size() || value < minimum ||
+            value > maximum)
           return "must be " + what + ", got '" + text + "'";
         return {};
       },
       what);
+}
+inline CLI::Validator integer_at_least(long long minimum, const std::string& what) {
+  return integer_between(minimum, std::numeric_limits<long long>::max(), what);
 }
 inline const CLI::Validator kPositive = integer_at_least(1, "a positive integer");
 inline const CLI::Validator kNonNegative = integer_at_least(0, "a non-negative integer");
@@ -42,13 +48,32 @@ inline constexpr const char* kBackendNames = "cpu or cuda";
 /// any other text.
 btt::Backend parse_backend(const std::string& text);
 
+/// The most --threads accepts: 4x the hardware threads. More only oversubscribes the cores
+/// (OpenMP's spinning threads make a tiny apply ~100x slower already at 4x), and around 10^5
+/// threads libgomp crashes instead of failing.
+int max_threads();
+
 /// --backend (the backend's name, parsed by parse_backend), --device (the GPU), --threads (CPU
-/// threads, 0: all) and --json (one JSON object on stdout), the same in every command that takes
-/// them.
+/// threads, 0: all, at most max_threads()) and --json (one JSON object on stdout), the same in
+/// every command that takes them.
 void add_backend_option(CLI::App* cmd, std::string& backend);
 void add_device_option(CLI::App* cmd, int& device);
 void add_threads_option(CLI::App* cmd, int& threads);
 void add_json_flag(CLI::App* cmd, bool& json);
+
+/// Makes every option of every subcommand that takes a value refuse a value that is itself an
+/// option ("--truth: expected a value, got the option '--data'"), so that a forgotten value never
+/// swallows the next option (`model ... --truth --data d.h5` would write the truth to '--data').
+/// Negative numbers ("-1") and "-" still reach the option's own checks. Call it once after every
+/// subcommand is registered.
+void refuse_options_as_values(CLI::App& app);
+
+/// Throws CLI11's ExtrasError naming the subcommands when the first word of the command line is
+/// none of them (CLI11 itself says only "A subcommand is required").
+void require_known_subcommand(const CLI::App& app, int argc, const char* const* argv);
+
+/// The exit statuses, as --help lists them and README.md documents them.
+extern const char* const kExitCodesHelp;
 
 void add_demo_command(CLI::App& app);
 void add_matvec_command(CLI::App& app);

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/available_memory.hpp"
 #include "core/timer.hpp"
+#include "memory_needs.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
@@ -45,16 +47,23 @@ void say(const DemoOptions& o, fmt::format_string<Args...> format, Args&&... arg
 }
 
 // Builds the kernels of `model`, then times and compares F and F* by time stepping and by shiftop.
+// `heading` is printed once the run is known to fit in memory (a failure prints nothing else).
 template <typename Model>
-void compare(const DemoOptions& o, const Model& model) {
+void compare(const DemoOptions& o, const Model& model, const std::string& heading) {
   const Shape shape = model.shape();
+  const btt::PlanOptions options{.precision = o.precision, .cpu = {.threads = o.threads}};
+  // The kernels, the plan, and m, d and their two results each (the model checks its own state).
+  require_available_memory(double_bytes(static_cast<double>(shape.kernel_size())) +
+                               plan_host_bytes(shape, options) +
+                               3 * vector_bytes(shape, btt::Op::F, 1),
+                           fmt::format("demo: {} on {}", o.model, shape.str()));
+  say(o, "{}", heading);
 
   Stopwatch watch;
   const std::vector<double> kernels = model.kernels();
   const double kernel_seconds = watch.lap();
   say(o, "  p2o kernels by {} adjoint solves: {:.2f} s\n", shape.nd, kernel_seconds);
-  btt::Plan plan =
-      btt::Plan::create(kernels, shape, {.precision = o.precision, .cpu = {.threads = o.threads}});
+  btt::Plan plan = btt::Plan::create(kernels, shape, options);
   const double plan_seconds = watch.lap();
   say(o, "  shiftop plan (FFT of the kernels, F^ frequency-major): {:.2f} s, {:.1f} MB\n",
       plan_seconds, static_cast<double>(plan.memory_bytes()) / 1e6);
@@ -109,20 +118,20 @@ void run(DemoOptions o) {
   if (o.model == "wave2d") {
     const models::Wave2d model = models::Wave2d::with_default_layout(
         size.n, size.sources, size.sensors, size.nt, size.substeps);
-    say(o,
-        "shiftop demo: 2D acoustic wave equation on a {}x{} grid (sponge {} points wide), {} "
-        "sources, {} sensors, {} observation steps of {} PDE steps each\n",
-        size.n, size.n, model.config().sponge_width, size.sources, size.sensors, size.nt,
-        size.substeps);
-    compare(o, model);
+    compare(o, model,
+            fmt::format("shiftop demo: 2D acoustic wave equation on a {}x{} grid (sponge {} points "
+                        "wide), {} sources, {} sensors, {} observation steps of {} PDE steps "
+                        "each\n",
+                        size.n, size.n, model.config().sponge_width, size.sources, size.sensors,
+                        size.nt, size.substeps));
     return;
   }
-  say(o,
-      "shiftop demo: 2D heat equation on a {}x{} grid, {} sources, {} sensors, {} observation "
-      "steps of {} PDE steps each\n",
-      size.n, size.n, size.sources, size.sensors, size.nt, size.substeps);
-  compare(o, models::Heat2d::with_default_layout(size.n, size.sources, size.sensors, size.nt,
-                                                 size.substeps));
+  compare(o,
+          models::Heat2d::with_default_layout(size.n, size.sources, size.sensors, size.nt,
+                                              size.substeps),
+          fmt::format("shiftop demo: 2D heat equation on a {}x{} grid, {} sources, {} sensors, {} "
+                      "observation steps of {} PDE steps each\n",
+                      size.n, size.n, size.sources, size.sensors, size.nt, size.substeps));
 }
 
 }  // namespace

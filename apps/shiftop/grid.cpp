@@ -17,9 +17,28 @@ struct GridOptions {
   bool json = false;
 };
 
+// Ranks of `grid` that own no observation block or no parameter block: the ceil-sized split
+// leaves the last grid rows (columns) empty when blocks are few (Nd=9 on 4 rows: 3, 3, 3, 0).
+int idle_ranks(const Shape& shape, const distributed::GridShape& grid) {
+  const distributed::Partition part(shape, grid);
+  int rows = 0, cols = 0;
+  for (int i = 0; i < grid.rows; ++i)
+    rows += part.rows(i).size() > 0 ? 1 : 0;
+  for (int j = 0; j < grid.cols; ++j)
+    cols += part.cols(j).size() > 0 ? 1 : 0;
+  return grid.rows * grid.cols - rows * cols;
+}
+
 void run(const GridOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   const distributed::GridChoice choice = distributed::choose_grid(shape, o.ranks, o.per_node);
+  const int idle = idle_ranks(shape, choice.grid);
+  if (idle > 0)
+    fmt::print(stderr,
+               "shiftop: warning: grid {} gives {} of {} ranks nothing to do (Nd={} observation "
+               "blocks on {} grid rows, Nm={} parameter blocks on {} grid columns); fewer ranks "
+               "would do the same work\n",
+               choice.grid.str(), idle, o.ranks, o.nd, choice.grid.rows, o.nm, choice.grid.cols);
   nlohmann::ordered_json out;
   out["shape"] = {{"nd", o.nd}, {"nm", o.nm}, {"nt", o.nt}};
   out["ranks"] = o.ranks;
@@ -28,6 +47,7 @@ void run(const GridOptions& o) {
   out["rows"] = choice.grid.rows;
   out["cols"] = choice.grid.cols;
   out["reason"] = choice.reason;
+  out["idle_ranks"] = idle;
   out["candidates"] = nlohmann::json::array();
   for (const distributed::GridCandidate& c : choice.candidates) {
     const distributed::Partition part(shape, c.grid);

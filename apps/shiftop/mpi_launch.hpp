@@ -2,6 +2,7 @@
 // grid. A plain run (no launcher, no --grid) never initialises MPI.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -22,10 +23,43 @@ bool launched_by_mpi();
 /// What `command` on a process grid does in a shiftop built without MPI: shiftop::Error saying so.
 [[noreturn]] void fail_without_mpi(std::string_view command);
 
+/// How a run ended: status 0, or the one line to print ("shiftop: error: <message>").
+struct Outcome {
+  int status = 0;
+  std::string message;
+  bool internal = false;  ///< a bug or a failed library call ("internal error"), not bad input
+};
+
+#ifdef SHIFTOP_HAVE_MPI
+class MpiSession;
+#endif
+
+/// The whole run of the tool in one process. Under an MPI launcher (in a build with MPI) it holds
+/// MPI for the run, so that finish() can agree with the other ranks on who prints: a user error
+/// is printed once, by the lowest rank that has it (every rank has it when the command line is
+/// bad or a collective step failed; one rank alone when only that rank failed), while an
+/// internal error is printed by every rank that has it, naming the rank. Without MPI, a user
+/// error under a launcher is printed by the launcher's rank 0 only.
+class Run {
+ public:
+  Run();
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+  /// Prints `outcome` where it belongs (collective under MPI) and returns its status.
+  int finish(const Outcome& outcome);
+
+ private:
+#ifdef SHIFTOP_HAVE_MPI
+  std::unique_ptr<MpiSession> mpi_;
+#endif
+};
+
 #ifdef SHIFTOP_HAVE_MPI
 /// MPI_Init_thread (MPI_THREAD_FUNNELED: plans run OpenMP threads between the calling thread's
-/// MPI calls) for the lifetime of the object, then MPI_Finalize. Communicators on MPI_COMM_WORLD
-/// return errors instead of aborting.
+/// MPI calls) for the lifetime of the object, then MPI_Finalize; a session made while another
+/// holds MPI (the command's inside the tool's Run) uses that one. Communicators on
+/// MPI_COMM_WORLD return errors instead of aborting.
 class MpiSession {
  public:
   MpiSession();
@@ -39,6 +73,7 @@ class MpiSession {
   int ranks_per_node() const { return ranks_per_node_; }
 
  private:
+  bool owner_ = true;
   int rank_ = 0, size_ = 1, ranks_per_node_ = 1;
 };
 

@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/available_memory.hpp"
 #include "io/atomic_output.hpp"
+#include "memory_needs.hpp"
 #include "output_paths.hpp"
 #include "pareto_plot.hpp"
 #include "random_operator.hpp"
@@ -74,11 +76,20 @@ void run(const TuneOptions& o) {
   } else {
     a.shape = a.full_shape = {o.nd, o.nm, o.nt};
     a.shape.validate();
-    a.first_column = random_values(a.shape.kernel_size(), 1);
   }
   const Shape s = a.shape;
   const btt::PlanOptions options{
       .backend = backend, .max_rhs = 1, .cpu = {.threads = o.threads}, .gpu = {.device = o.device}};
+  // What is still to be allocated: the random kernels, the plan at its largest (an FP32 phase 3
+  // adds F^'s FP32 copy), and one op's x, y and FP64 result.
+  btt::PlanOptions widest = options;
+  widest.precision = "DDSDD";
+  require_available_memory(
+      (o.operator_path.empty() ? double_bytes(static_cast<double>(s.kernel_size())) : 0) +
+          plan_host_bytes(s, widest) + vector_bytes(s, btt::Op::F, 1) +
+          double_bytes(static_cast<double>(std::max(s.nd, s.nm)) * static_cast<double>(s.nt)),
+      fmt::format("tune on {}", s.str()));
+  if (o.operator_path.empty()) a.first_column = random_values(s.kernel_size(), 1);
   fmt::print(stderr, "[tune] creating the plan for {} on {}\n", s.str(), o.backend);
   btt::Plan plan = a.triangular
                        ? btt::Plan::create(a.first_column, s, options)

@@ -34,6 +34,7 @@ shiftop::app::Outcome run(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  shiftop::app::install_signal_cleanup();  // first: before any thread starts
   CLI::App app{"shiftop: fast block-Toeplitz operator actions (p2o maps, adjoints, Hessians)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "shiftop 0.1.0");

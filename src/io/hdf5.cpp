@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/file_kind.hpp"
 
 namespace shiftop::io::h5 {
 namespace {
@@ -184,8 +185,7 @@ Handle open_file(const std::string& path) {
   const auto status = std::filesystem::status(path, error);
   require(std::filesystem::exists(status),
           "{}: cannot open: no such file: expected an existing HDF5 file", path);
-  require(std::filesystem::is_regular_file(status),
-          "{}: cannot open: expected a file, found a directory or special file", path);
+  require_regular_input(path, "an HDF5 file");
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0)
     throw Error(with_detail(

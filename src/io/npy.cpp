@@ -20,6 +20,7 @@
 #include "io/atomic_output.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/file_kind.hpp"
 
 namespace shiftop::io {
 namespace {
@@ -285,6 +286,7 @@ struct OpenFile {
 };
 
 OpenFile open_for_reading(const std::string& path) {
+  require_regular_input(path, "a .npy file");
   File file(std::fopen(path.c_str(), "rb"));
   if (file == nullptr) fail("{}: cannot open for reading: {}", path, last_error());
   std::error_code error;

@@ -15,6 +15,7 @@
 #include "io/shiftop_format.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/npy.hpp"
 
 namespace shiftop::io {
@@ -82,6 +83,7 @@ const OperatorCodec& codec(OperatorFormat format) {
 }
 
 void require_exists(const std::string& path) {
+  require_regular_input(path, "an operator (shiftop .h5, .npy, or an FFTMatvec directory)", true);
   std::error_code error;
   require(fs::exists(path, error),
           "{}: no such file or directory: expected an operator (shiftop .h5, .npy, or an FFTMatvec "

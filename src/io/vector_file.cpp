@@ -16,6 +16,7 @@
 #include "io/shiftop_format.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/npy.hpp"
 
 namespace shiftop::io {
@@ -86,6 +87,7 @@ std::string_view to_string(VectorSpace space) {
 }
 
 VectorFormat detect_vector_format(const std::string& path) {
+  require_regular_input(path, "a vector file (shiftop or FFTMatvec .h5, or .npy)");
   std::error_code error;
   require(std::filesystem::is_regular_file(path, error),
           "{}: no such file: expected a vector file (shiftop or FFTMatvec .h5, or .npy)", path);

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "commands.hpp"
@@ -41,6 +42,20 @@ io::BlockRange parse_range(const std::string& text, std::string_view option) {
   return {number(view.substr(0, colon), 0), number(view.substr(colon + 1), -1)};
 }
 
+// Adds "FFTMatvec attribute NAME" for each of `attributes` not yet in `dropped`.
+void add_attribute_names(const io::Attributes& attributes, std::vector<std::string>& dropped) {
+  for (const auto& [name, value] : attributes) {
+    std::string item = fmt::format("FFTMatvec attribute {}", name);
+    if (std::ranges::find(dropped, item) == dropped.end()) dropped.push_back(std::move(item));
+  }
+}
+
+std::string dropped_note(const std::vector<std::string>& dropped) {
+  return dropped.empty() ? std::string()
+                         : fmt::format("; metadata this format cannot hold was dropped: {}",
+                                       fmt::join(dropped, ", "));
+}
+
 void convert_operator(const ConvertOptions& o) {
   io::OperatorReadOptions read{.slice = {}, .allow_nonfinite = o.allow_nonfinite};
   if (!o.rows.empty()) read.slice.rows = parse_range(o.rows, "--rows");
@@ -62,12 +77,13 @@ void convert_operator(const ConvertOptions& o) {
         (format == io::OperatorFormat::FFTMatvec && !fftmatvec_key))
       dropped.push_back(key);
   }
+  if (format == io::OperatorFormat::Npy)
+    for (const io::Attributes& row : op.fftmatvec_attributes)
+      add_attribute_names(row, dropped);
   io::write_operator(o.output, op, format);
   fmt::print("{}: wrote the {} operator {} from {} ({}){}\n", o.output, io::to_string(format),
              op.shape.str(), o.input, io::to_string(io::detect_operator_format(o.input)),
-             dropped.empty() ? std::string()
-                             : fmt::format("; metadata this format cannot hold was dropped: {}",
-                                           fmt::join(dropped, ", ")));
+             dropped_note(dropped));
 }
 
 void convert_vector(const ConvertOptions& o) {
@@ -87,11 +103,23 @@ void convert_vector(const ConvertOptions& o) {
                                   : o.to == "shiftop"   ? io::VectorFormat::Shiftop
                                   : o.to == "fftmatvec" ? io::VectorFormat::FFTMatvec
                                                         : io::VectorFormat::Npy;
+  // FFTMatvec's vector file has no place for free-form metadata, .npy for nothing but the values.
+  std::vector<std::string> dropped;
+  if (format != io::VectorFormat::Shiftop)
+    for (const auto& [key, value] : vector.metadata)
+      dropped.push_back(key);
+  if (format == io::VectorFormat::Npy) {
+    if (vector.space != io::VectorSpace::Unknown) dropped.emplace_back("space");
+    if (vector.qoi) dropped.emplace_back("qoi");
+    if (vector.checksum != 0) dropped.emplace_back("checksum");
+    add_attribute_names(vector.fftmatvec_attributes, dropped);
+  }
   io::write_vector(o.output, vector, format);
-  fmt::print("{}: wrote the {} vector ({}{} blocks x {} steps, {} space) from {} ({})\n", o.output,
-             io::to_string(format), vector.batched ? fmt::format("{} x ", vector.nrhs) : "",
-             vector.blocks, vector.nt, io::to_string(vector.space), o.input,
-             io::to_string(io::detect_vector_format(o.input)));
+  fmt::print("{}: wrote the {} vector ({}{} blocks x {} steps, {} space) from {} ({}){}\n",
+             o.output, io::to_string(format),
+             vector.batched ? fmt::format("{} x ", vector.nrhs) : "", vector.blocks, vector.nt,
+             io::to_string(vector.space), o.input, io::to_string(io::detect_vector_format(o.input)),
+             dropped_note(dropped));
 }
 
 void run(const ConvertOptions& o) {

@@ -5,6 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <type_traits>
+#include <utility>
+#include <variant>
+
 #include "commands.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
@@ -34,51 +38,76 @@ std::string describe(const std::vector<index_t>& shape) {
   return "not an operator or vector layout shiftop reads (expected 2-D or 3-D)";
 }
 
-nlohmann::ordered_json details_json(
-    const std::vector<std::pair<std::string, std::string>>& details) {
+// What info found: the JSON document, and the details with their meanings for the text output.
+struct Report {
+  nlohmann::ordered_json json;
+  io::Details details{};
+};
+
+// Numbers and flags as JSON numbers and booleans; none as null.
+nlohmann::ordered_json details_json(const io::Details& details) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : details)
-    out[key] = value;
+  for (const io::Detail& d : details)
+    std::visit([&](const auto& value) { out[d.key] = value; }, d.value);
   return out;
 }
 
+// "0 (parameter-to-observable)": flags as 0/1, as the files store them; none as "none".
+std::string detail_text(const io::Detail& d) {
+  const std::string value = std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::nullptr_t>)
+          return "none";
+        else if constexpr (std::is_same_v<T, bool>)
+          return v ? "1" : "0";
+        else
+          return fmt::format("{}", v);
+      },
+      d.value);
+  return d.meaning.empty() ? value : fmt::format("{} ({})", value, d.meaning);
+}
+
 // .npy: the array's header, with what its shape can hold.
-nlohmann::ordered_json npy_json(const std::string& path) {
+Report npy_report(const std::string& path) {
   const io::NpyHeader header = io::read_npy_header(path);
   const index_t itemsize = header.dtype == io::DType::Float64 ? 8 : 4;
-  return {{"file", path},
-          {"format", "npy"},
-          {"dtype", header.dtype == io::DType::Float64 ? "float64" : "float32"},
-          {"shape", header.shape},
-          {"bytes", header.count() * itemsize},
-          {"holds", describe(header.shape)}};
+  return {{{"file", path},
+           {"format", "npy"},
+           {"dtype", header.dtype == io::DType::Float64 ? "float64" : "float32"},
+           {"shape", header.shape},
+           {"bytes", header.count() * itemsize},
+           {"holds", describe(header.shape)}}};
 }
 
-nlohmann::ordered_json operator_json(const std::string& path) {
-  const io::OperatorInfo info = io::inspect_operator(path);
-  return {{"file", path},
-          {"format", io::to_string(info.format)},
-          {"kind", "operator"},
-          {"shape", {{"nd", info.shape.nd}, {"nm", info.shape.nm}, {"nt", info.shape.nt}}},
-          {"triangular", info.triangular},
-          {"bytes", info.stored_bytes},
-          {"details", details_json(info.details)}};
+Report operator_report(const std::string& path) {
+  io::OperatorInfo info = io::inspect_operator(path);
+  return {{{"file", path},
+           {"format", io::to_string(info.format)},
+           {"kind", "operator"},
+           {"shape", {{"nd", info.shape.nd}, {"nm", info.shape.nm}, {"nt", info.shape.nt}}},
+           {"triangular", info.triangular},
+           {"bytes", info.stored_bytes},
+           {"details", details_json(info.details)}},
+          std::move(info.details)};
 }
 
-nlohmann::ordered_json vector_json(const std::string& path) {
-  const io::VectorInfo info = io::inspect_vector(path);
-  return {{"file", path},
-          {"format", io::to_string(info.format)},
-          {"kind", "vector"},
-          {"nrhs", info.nrhs},
-          {"blocks", info.blocks},
-          {"nt", info.nt},
-          {"batched", info.batched},
-          {"space", io::to_string(info.space)},
-          {"details", details_json(info.details)}};
+Report vector_report(const std::string& path) {
+  io::VectorInfo info = io::inspect_vector(path);
+  return {{{"file", path},
+           {"format", io::to_string(info.format)},
+           {"kind", "vector"},
+           {"nrhs", info.nrhs},
+           {"blocks", info.blocks},
+           {"nt", info.nt},
+           {"batched", info.batched},
+           {"space", io::to_string(info.space)},
+           {"details", details_json(info.details)}},
+          std::move(info.details)};
 }
 
-void print_text(const nlohmann::ordered_json& f) {
+void print_text(const Report& report) {
+  const nlohmann::ordered_json& f = report.json;
   const std::string path = f["file"].get<std::string>();
   if (f["format"] == "npy") {
     fmt::print("{}: {} array of shape ({}), {} bytes\n  {}\n", path, f["dtype"].get<std::string>(),
@@ -101,21 +130,22 @@ void print_text(const nlohmann::ordered_json& f) {
                    : "",
                f["blocks"].get<index_t>(), f["nt"].get<index_t>(), f["space"].get<std::string>());
   }
-  for (const auto& [key, value] : f["details"].items())
-    fmt::print("  {}: {}\n", key, value.get<std::string>());
+  for (const io::Detail& d : report.details)
+    fmt::print("  {}: {}\n", d.key, detail_text(d));
 }
 
 void run(const InfoOptions& o) {
   require(!o.path.empty() || o.devices, "info needs a FILE or --devices");
-  nlohmann::ordered_json out;
+  Report report;
   if (!o.path.empty()) {
     if (io::detect_operator_format(o.path) == io::OperatorFormat::Npy)
-      out = npy_json(o.path);
+      report = npy_report(o.path);
     else if (io::detect_file_kind(o.path) == io::FileKind::Operator)
-      out = operator_json(o.path);
+      report = operator_report(o.path);
     else
-      out = vector_json(o.path);
+      report = vector_report(o.path);
   }
+  nlohmann::ordered_json& out = report.json;
   if (o.devices) {
     out["cuda_devices"] = nlohmann::json::array();
 #ifdef SHIFTOP_HAVE_CUDA
@@ -134,7 +164,7 @@ void run(const InfoOptions& o) {
     fmt::print("{}\n", out.dump());
     return;
   }
-  if (!o.path.empty()) print_text(out);
+  if (!o.path.empty()) print_text(report);
   if (o.devices) {
     if (out["cuda_devices"].empty()) fmt::print("no CUDA device visible\n");
     for (const auto& d : out["cuda_devices"])

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
@@ -44,6 +45,10 @@ std::string attribute_to_string(const AttributeValue& value) {
   if (const auto* integer = std::get_if<std::int64_t>(&value)) return fmt::format("{}", *integer);
   if (const auto* real = std::get_if<double>(&value)) return fmt::format("{}", *real);
   return std::get<std::string>(value);
+}
+
+Detail to_detail(std::string key, const AttributeValue& value) {
+  return {std::move(key), std::visit([](const auto& v) { return Detail::Value(v); }, value)};
 }
 
 }  // namespace shiftop::io

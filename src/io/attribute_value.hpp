@@ -2,16 +2,14 @@
 // as floating-point numbers of any width (FFTMatvec and h5py write both), metadata as strings.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "shiftop/core/shape.hpp"
+#include "shiftop/io/attribute.hpp"
+#include "shiftop/io/detail.hpp"
 
 namespace shiftop::io {
-
-using AttributeValue = std::variant<std::int64_t, double, std::string>;
 
 /// Largest size accepted from a file's attribute (blocks, time steps): far above any operator
 /// that fits in memory, far below overflow of the products computed from it.
@@ -25,5 +23,8 @@ index_t attribute_to_count(const AttributeValue& value, std::string_view context
 
 /// The value as text: integers in decimal, doubles in shortest round-trip form, strings as is.
 std::string attribute_to_string(const AttributeValue& value);
+
+/// The attribute as `info` reports it, with its type.
+Detail to_detail(std::string key, const AttributeValue& value);
 
 }  // namespace shiftop::io

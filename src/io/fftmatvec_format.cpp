@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <system_error>
 
 #include "core/available_memory.hpp"
@@ -29,6 +31,21 @@ namespace fs = std::filesystem;
 constexpr const char* kVec = "vec";
 // meta_adj's nine lines are short; nine lines longer than this are not meta_adj's.
 constexpr std::size_t kMaxMetaBytes = 4096;
+// The attributes of "vec" that shiftop interprets and writes itself, for a block row, a
+// parameter-space and a data-space vector; every other scalar attribute is carried through
+// conversions. The last of each only when it has a value that means something (checksum != 0,
+// qoi = 1): a checksum = 0 or qoi = 0 attribute is carried as it is.
+constexpr std::array<std::string_view, 4> kRowAttributes = {"reindex", "n_param", "param_steps",
+                                                            "checksum"};
+constexpr std::array<std::string_view, 4> kParameterAttributes = {"n_param", "param_steps",
+                                                                  "reindex", "checksum"};
+constexpr std::array<std::string_view, 4> kDataAttributes = {"n_obs", "obs_steps", "reindex",
+                                                             "qoi"};
+
+std::span<const std::string_view> interpreted(const std::array<std::string_view, 4>& names,
+                                              bool last) {
+  return std::span(names).first(last ? 4 : 3);
+}
 
 std::string meta_path(const std::string& dir) {
   return (fs::path(dir) / "binary" / "meta_adj").string();
@@ -104,6 +121,28 @@ void require_reindexed(hid_t dataset, const std::string& context, std::string_vi
   require(reindex.has_value(), "{}: no attribute 'reindex': expected one (FFTMatvec requires it)",
           context);
   require(*reindex != 0, "{}: attribute 'reindex' is 0: expected 1 ({})", context, meaning);
+}
+
+bool is_one_of(std::string_view name, std::span<const std::string_view> names) {
+  return std::ranges::find(names, name) != names.end();
+}
+
+// The attributes of `dataset` other than `interpreted`, to carry.
+Attributes carried_attributes(hid_t dataset, std::span<const std::string_view> interpreted,
+                              const std::string& context) {
+  Attributes out;
+  for (auto& [name, value] : h5::read_attributes(dataset, context))
+    if (!is_one_of(name, interpreted)) out.emplace_back(std::move(name), std::move(value));
+  return out;
+}
+
+// Writes carried attributes, except those the writer has written itself (`written`); integers as
+// C ints where they fit, as FFTMatvec writes them.
+void write_carried(hid_t dataset, const Attributes& attributes,
+                   std::span<const std::string_view> written, const std::string& context) {
+  for (const auto& [name, value] : attributes)
+    if (!is_one_of(name, written))
+      h5::write_attribute(dataset, name, value, context, h5::IntegerWidth::Fit);
 }
 
 // Opens block row `row`, checks it against meta_adj, and returns its "vec" dataset.
@@ -196,6 +235,7 @@ struct VectorLayout {
   index_t blocks = 0, nt = 0;
   bool qoi = false;
   std::int64_t checksum = 0;
+  Attributes carried;
 };
 
 VectorLayout read_vector_layout(const h5::Handle& file, const std::string& path) {
@@ -233,6 +273,11 @@ VectorLayout read_vector_layout(const h5::Handle& file, const std::string& path)
   } else {
     layout.checksum = integer_attribute(dataset.get(), "checksum", context).value_or(0);
   }
+  layout.carried =
+      carried_attributes(dataset.get(),
+                         data ? interpreted(kDataAttributes, layout.qoi)
+                              : interpreted(kParameterAttributes, layout.checksum != 0),
+                         context);
   return layout;
 }
 
@@ -248,6 +293,9 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
     const std::string path = row_file(dir, meta, row);
     const h5::Handle file = open_existing_row(path, row, meta);
     const h5::Handle dataset = open_row(file, meta, row, path);
+    op.fftmatvec_attributes.push_back(
+        carried_attributes(dataset.get(), interpreted(kRowAttributes, meta.checksum != 0),
+                           fmt::format("{}: dataset 'vec'", path)));
     double* out = op.first_column.data() + (row - slice.row_begin) * row_values;
     const std::array<index_t, 1> offset = {slice.col_begin * meta.nt};
     const std::array<index_t, 1> count = {row_values};
@@ -257,6 +305,8 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
       require_finite_kernels({out, static_cast<std::size_t>(row_values)}, {1, op.shape.nm, meta.nt},
                              row, slice.col_begin, context);
   }
+  if (std::ranges::all_of(op.fftmatvec_attributes, &Attributes::empty))
+    op.fftmatvec_attributes.clear();
   op.metadata = {{std::string(kPrefixKey), meta.prefix},
                  {std::string(kP2qKey), meta.p2q ? "1" : "0"},
                  {std::string(kChecksumKey), fmt::format("{}", meta.checksum)}};
@@ -287,6 +337,9 @@ void write_operator(const std::string& dir, const OperatorData& op) {
       h5::write_attribute(dataset.get(), "param_steps", meta.nt, name, int32);
       if (meta.checksum != 0)
         h5::write_attribute(dataset.get(), "checksum", meta.checksum, name, int32);
+      if (!op.fftmatvec_attributes.empty())
+        write_carried(dataset.get(), op.fftmatvec_attributes.at(static_cast<std::size_t>(row)),
+                      interpreted(kRowAttributes, meta.checksum != 0), name);
     }
     file.close(name);
   }
@@ -303,17 +356,16 @@ OperatorInfo inspect_operator(const std::string& dir) {
   require_indexable(info.shape, meta_path(dir));
   info.stored_bytes = static_cast<index_t>(stored_bytes(info.shape, true));
   // Only up to the first missing file: Nd may be far larger than any directory could hold.
-  std::string first_missing = "none";
-  for (index_t row = 0; row < meta.nd; ++row) {
+  std::optional<std::string> first_missing;
+  for (index_t row = 0; row < meta.nd && !first_missing; ++row) {
     std::error_code error;
-    if (fs::exists(row_file(dir, meta, row), error)) continue;
-    first_missing = block_row_path(meta, row);
-    break;
+    if (!fs::exists(row_file(dir, meta, row), error)) first_missing = block_row_path(meta, row);
   }
-  info.details = {{"block_rows", fmt::format("binary/{}NNNNNN{}", meta.prefix, meta.extension)},
-                  {"p2q", meta.p2q ? "1 (parameter-to-QoI)" : "0 (parameter-to-observable)"},
-                  {"checksum", fmt::format("{}", meta.checksum)},
-                  {"first_missing_block_row", first_missing}};
+  info.details = {
+      {"block_rows", fmt::format("binary/{}NNNNNN{}", meta.prefix, meta.extension)},
+      {"p2q", meta.p2q, meta.p2q ? "parameter-to-QoI" : "parameter-to-observable"},
+      {"checksum", meta.checksum, meta.checksum == 0 ? "none" : ""},
+      {"first_missing_block_row", first_missing ? Detail::Value(*first_missing) : nullptr}};
   return info;
 }
 
@@ -326,6 +378,7 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
   vector.space = layout.space;
   vector.qoi = layout.qoi;
   vector.checksum = layout.checksum;
+  vector.fftmatvec_attributes = layout.carried;
   const index_t count = layout.blocks * layout.nt;
   require_available_memory(8.0 * static_cast<double>(count),
                            fmt::format("{}: reading a vector of {} values", path, count));
@@ -367,6 +420,11 @@ void write_vector(const std::string& path, const VectorData& vector) {
       h5::write_attribute(dataset.get(), "obs_steps", vector.nt, path, int32);
     }
     h5::write_attribute(dataset.get(), "reindex", std::int64_t{1}, path, int32);
+    write_carried(dataset.get(), vector.fftmatvec_attributes,
+                  vector.space == VectorSpace::Parameter
+                      ? interpreted(kParameterAttributes, vector.checksum != 0)
+                      : interpreted(kDataAttributes, vector.qoi),
+                  path);
   }
   file.close(path);
   output.commit();
@@ -380,9 +438,8 @@ VectorInfo inspect_vector(const std::string& path) {
   info.blocks = layout.blocks;
   info.nt = layout.nt;
   info.space = layout.space;
-  if (layout.qoi) info.details.emplace_back("qoi", "1");
-  if (layout.checksum != 0)
-    info.details.emplace_back("checksum", fmt::format("{}", layout.checksum));
+  if (layout.qoi) info.details.push_back({"qoi", true, "data of a parameter-to-QoI map"});
+  if (layout.checksum != 0) info.details.push_back({"checksum", layout.checksum});
   return info;
 }
 

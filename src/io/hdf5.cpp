@@ -397,10 +397,11 @@ void write_attribute(hid_t object, const std::string& name, const AttributeValue
   std::int32_t narrow = 0;
   const char* text = nullptr;
   if (const auto* integer = std::get_if<std::int64_t>(&value)) {
+    const bool fits = *integer >= std::numeric_limits<std::int32_t>::min() &&
+                      *integer <= std::numeric_limits<std::int32_t>::max();
+    if (width == IntegerWidth::Fit) width = fits ? IntegerWidth::Bits32 : IntegerWidth::Bits64;
     if (width == IntegerWidth::Bits32) {
-      require(*integer >= std::numeric_limits<std::int32_t>::min() &&
-                  *integer <= std::numeric_limits<std::int32_t>::max(),
-              "{}: value {} does not fit the 32-bit integer expected here", where, *integer);
+      require(fits, "{}: value {} does not fit the 32-bit integer expected here", where, *integer);
       narrow = static_cast<std::int32_t>(*integer);
       file_type = H5T_NATIVE_INT;
       memory_type = H5T_NATIVE_INT32;

@@ -99,7 +99,8 @@ std::optional<AttributeValue> read_attribute(hid_t object, const std::string& na
 std::vector<std::pair<std::string, AttributeValue>> read_attributes(hid_t object,
                                                                     const std::string& context);
 
-enum class IntegerWidth { Bits32, Bits64 };
+/// Fit: 32 bits where the value fits (a C int, as FFTMatvec writes), else 64.
+enum class IntegerWidth { Bits32, Bits64, Fit };
 /// Writes a scalar attribute: integers as 32- or 64-bit signed, doubles as float64, strings as
 /// variable-length UTF-8.
 void write_attribute(hid_t object, const std::string& name, const AttributeValue& value,

@@ -66,11 +66,12 @@ OperatorInfo inspect_npy_operator(const std::string& path) {
   const NpyHeader header = read_npy_header(path);
   const Shape shape = npy_shape(header, path);
   const index_t itemsize = header.dtype == DType::Float64 ? 8 : 4;
-  return {.format = OperatorFormat::Npy,
-          .shape = shape,
-          .triangular = true,
-          .stored_bytes = shape.kernel_size() * itemsize,
-          .details = {{"dtype", header.dtype == DType::Float64 ? "float64" : "float32"}}};
+  return {
+      .format = OperatorFormat::Npy,
+      .shape = shape,
+      .triangular = true,
+      .stored_bytes = shape.kernel_size() * itemsize,
+      .details = {{"dtype", std::string(header.dtype == DType::Float64 ? "float64" : "float32")}}};
 }
 
 constexpr OperatorCodec kNpyCodec{read_npy_operator, write_npy_operator, inspect_npy_operator};

@@ -23,6 +23,7 @@ constexpr const char* kKernels = "kernels";
 constexpr const char* kFirstRow = "first_row";
 constexpr const char* kVector = "vector";
 constexpr const char* kMetadata = "metadata";
+constexpr const char* kFFTMatvecAttributes = "fftmatvec_attributes";
 // The layout version written in root attribute format_version; the only one read.
 constexpr std::int64_t kFormatVersion = 1;
 
@@ -71,6 +72,15 @@ Metadata read_metadata(hid_t file, const std::string& path) {
   return metadata;
 }
 
+// The metadata as `info` shows it: numbers stay numbers (h5py writes them so).
+void append_metadata_details(hid_t file, const std::string& path, Details& details) {
+  if (!h5::has_link(file, kMetadata, path)) return;
+  const h5::Handle group = h5::open_group(file, kMetadata, path);
+  for (const auto& [key, value] :
+       h5::read_attributes(group.get(), fmt::format("{}: group 'metadata'", path)))
+    details.push_back(to_detail(key, value));
+}
+
 void write_metadata(hid_t file, const Metadata& metadata, const std::string& path) {
   if (metadata.empty()) return;
   const h5::Handle group = h5::create_group(file, kMetadata, path);
@@ -92,6 +102,55 @@ void require_known_version(hid_t file, const std::string& path) {
           "{}: attribute 'format_version' is {}: expected {}, the only version of shiftop's file "
           "layout this shiftop reads (a later shiftop wrote this file?)",
           path, printable(attribute_to_string(*version)), kFormatVersion);
+}
+
+// The FFTMatvec attributes a file carries (OperatorData::fftmatvec_attributes): the attributes of
+// group fftmatvec_attributes when all block rows have the same, else those of its subgroup
+// row_NNNNNN for block row N. A vector's are the group's attributes.
+std::string row_group(index_t row) {
+  return fmt::format("row_{:06d}", row);
+}
+
+void write_attributes(hid_t object, const Attributes& attributes, const std::string& context) {
+  for (const auto& [name, value] : attributes)
+    h5::write_attribute(object, name, value, context, h5::IntegerWidth::Fit);
+}
+
+void write_fftmatvec_attributes(hid_t file, const std::vector<Attributes>& rows,
+                                const std::string& path) {
+  if (rows.empty()) return;
+  const h5::Handle group = h5::create_group(file, kFFTMatvecAttributes, path);
+  const std::string context = fmt::format("{}: group '{}'", path, kFFTMatvecAttributes);
+  if (std::ranges::all_of(rows, [&](const Attributes& row) { return row == rows.front(); })) {
+    write_attributes(group.get(), rows.front(), context);
+    return;
+  }
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    const std::string name = row_group(static_cast<index_t>(row));
+    write_attributes(h5::create_group(group.get(), name, context).get(), rows[row],
+                     fmt::format("{}/{}", context, name));
+  }
+}
+
+// The carried attributes of rows [begin, end); empty if the file carries none.
+std::vector<Attributes> read_fftmatvec_attributes(hid_t file, index_t begin, index_t end,
+                                                  const std::string& path) {
+  if (!h5::has_link(file, kFFTMatvecAttributes, path)) return {};
+  const h5::Handle group = h5::open_group(file, kFFTMatvecAttributes, path);
+  const std::string context = fmt::format("{}: group '{}'", path, kFFTMatvecAttributes);
+  if (h5::link_names(group.get(), context).empty())
+    return std::vector<Attributes>(static_cast<std::size_t>(end - begin),
+                                   h5::read_attributes(group.get(), context));
+  std::vector<Attributes> rows;
+  for (index_t row = begin; row < end; ++row) {
+    const std::string name = row_group(row);
+    require(h5::has_link(group.get(), name, context),
+            "{}: no group '{}': expected one per block row when the rows' attributes differ",
+            context, name);
+    rows.push_back(h5::read_attributes(h5::open_group(group.get(), name, context).get(),
+                                       fmt::format("{}/{}", context, name)));
+  }
+  return rows;
 }
 
 // Dimensions of a float64 dataset, checked for rank and non-empty extents.
@@ -232,6 +291,8 @@ OperatorData read_operator(const std::string& path, const OperatorReadOptions& o
   }
   require_consistent_lag_zero(op, path);
   op.metadata = read_metadata(file.get(), path);
+  op.fftmatvec_attributes =
+      read_fftmatvec_attributes(file.get(), slice.row_begin, slice.row_end, path);
   return op;
 }
 
@@ -244,6 +305,7 @@ void write_operator(const std::string& path, const OperatorData& op) {
     const std::array<index_t, 3> dims = {op.shape.nd, op.shape.nm, op.shape.nt};
     h5::write_doubles(file, kKernels, dims, op.first_column.data(), path);
     if (!op.triangular) h5::write_doubles(file, kFirstRow, dims, op.first_row.data(), path);
+    write_fftmatvec_attributes(file, op.fftmatvec_attributes, path);
   });
 }
 
@@ -257,9 +319,8 @@ OperatorInfo inspect_operator(const std::string& path) {
       .stored_bytes = static_cast<index_t>(stored_bytes(layout.shape, layout.triangular)),
       .details = {}};
   if (const auto version = h5::read_attribute(file.get(), "format_version", path))
-    info.details.emplace_back("format_version", attribute_to_string(*version));
-  for (auto& entry : read_metadata(file.get(), path))
-    info.details.push_back(std::move(entry));
+    info.details.push_back(to_detail("format_version", *version));
+  append_metadata_details(file.get(), path, info.details);
   return info;
 }
 
@@ -284,6 +345,8 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
   if (!options.allow_nonfinite)
     require_finite_vectors(vector.values, vector.blocks, vector.nt, dataset_context(path, kVector));
   vector.metadata = read_metadata(file.get(), path);
+  const std::vector<Attributes> carried = read_fftmatvec_attributes(file.get(), 0, 1, path);
+  if (!carried.empty()) vector.fftmatvec_attributes = carried.front();
   return vector;
 }
 
@@ -294,6 +357,8 @@ void write_vector(const std::string& path, const VectorData& vector) {
     if (vector.qoi) h5::write_attribute(file, "qoi", std::int64_t{1}, path);
     if (vector.checksum != 0) h5::write_attribute(file, "checksum", vector.checksum, path);
     h5::write_doubles(file, kVector, stored_dims(vector), vector.values.data(), path);
+    if (!vector.fftmatvec_attributes.empty())
+      write_fftmatvec_attributes(file, {vector.fftmatvec_attributes}, path);
   });
 }
 
@@ -305,11 +370,9 @@ VectorInfo inspect_vector(const std::string& path) {
   info.format = VectorFormat::Shiftop;
   set_sizes(info, dims);
   info.space = layout.space;
-  if (layout.qoi) info.details.emplace_back("qoi", "1");
-  if (layout.checksum != 0)
-    info.details.emplace_back("checksum", fmt::format("{}", layout.checksum));
-  for (auto& entry : read_metadata(file.get(), path))
-    info.details.push_back(std::move(entry));
+  if (layout.qoi) info.details.push_back({"qoi", true, "data of a parameter-to-QoI map"});
+  if (layout.checksum != 0) info.details.push_back({"checksum", layout.checksum});
+  append_metadata_details(file.get(), path, info.details);
   return info;
 }
 

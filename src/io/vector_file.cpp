@@ -58,7 +58,7 @@ VectorInfo inspect_npy_vector(const std::string& path) {
   VectorInfo info;
   info.format = VectorFormat::Npy;
   set_sizes(info, header.shape);
-  info.details = {{"dtype", header.dtype == DType::Float64 ? "float64" : "float32"}};
+  info.details = {{"dtype", std::string(header.dtype == DType::Float64 ? "float64" : "float32")}};
   return info;
 }
 

@@ -92,6 +92,7 @@ void write_all(const std::string& dir) {
            {{.name = "kernels", .dims = {100000, 100000, 100000}, .unwritten = true}});
 
   // Bad FFTMatvec directories.
+  const io::AttributeValue one = std::int64_t{1};
   std::vector<DatasetSpec> rows;
   for (index_t r = 0; r < kNd; ++r)
     rows.push_back(row_of(k, r));
@@ -113,8 +114,32 @@ void write_all(const std::string& dir) {
   edited[0].attributes[1].second = std::int64_t{kNm + 1};
   write_fftmatvec_dir(at("n_param_dir"), meta(kNd, kNm, kNt), "adj/vec_", edited);
 
+  // FFTMatvec's files as they come: an eight-line meta_adj (as in FFTMatvec's own test data), block
+  // rows with attributes FFTMatvec ignores (one differing from row to row), Windows line ends
+  // (refused, as FFTMatvec refuses them); vectors with qoi and checksum; a later shiftop layout.
+  write_fftmatvec_dir(at("eight_line_dir"), meta(kNd, kNm, kNt, "1\n0\n1\n"), "adj/vec_", rows);
+  edited = rows;
+  for (std::size_t r = 0; r < edited.size(); ++r)
+    edited[r].attributes.insert(edited[r].attributes.end(),
+                                {{"prior_solved", one},
+                                 {"dt", 0.025},
+                                 {"grid", std::string("64x64 P1")},
+                                 {"sensor_x", 0.5 * static_cast<double>(r)}});
+  write_fftmatvec_dir(at("attributes_dir"), meta(kNd, kNm, kNt), "adj/vec_", edited);
+  write_fftmatvec_dir(at("crlf_dir"), "3\r\n4\r\n5\r\nadj/vec_\r\n.h5\r\n1\r\n0\r\n1\r\n",
+                      "adj/vec_", rows);
+  io::write_vector(
+      at("fq.h5"),
+      {.blocks = kNd, .nt = kNt, .values = d, .space = io::VectorSpace::Data, .qoi = true},
+      io::VectorFormat::FFTMatvec);
+  io::write_vector(
+      at("fmc.h5"),
+      {.blocks = kNm, .nt = kNt, .values = m, .space = io::VectorSpace::Parameter, .checksum = 7},
+      io::VectorFormat::FFTMatvec);
+  write_h5(at("v99.h5"), {{.name = "kernels", .dims = {kNd, kNm, kNt}, .values = k}},
+           {{"shiftop_format", std::string("operator")}, {"format_version", std::int64_t{99}}});
+
   // Bad vector files.
-  const io::AttributeValue one = std::int64_t{1};
   write_h5(at("f32_vec.h5"), {{.name = "vec",
                                .dims = {kNm * kNt},
                                .values = m,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/fftmatvec_format.hpp"
+#include "io/hdf5.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/vector_file.hpp"
@@ -148,6 +149,65 @@ TEST_F(OperatorFileTest, FFTMatvecDirectorySurvivesAConversionRoundTrip) {
   EXPECT_TRUE(fs::exists(path("B/binary/p2q/row_000002.h5")));
 }
 
+// Block-row attributes FFTMatvec ignores (a solver's prior_solved flag, grid and time metadata,
+// values that differ from row to row, a checksum = 0) travel with their types through shiftop's
+// own file, whole or sliced, and back into every block row.
+TEST_F(OperatorFileTest, CarriesUninterpretedBlockRowAttributes) {
+  const OperatorData op = make_operator(kShape, true, true, 14);
+  auto rows = rows_of(op);
+  const Attributes common = {{"prior_solved", std::int64_t{1}},
+                             {"dt", 0.025},
+                             {"grid", std::string("64x64 P1")},
+                             {"checksum", std::int64_t{0}}};
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    rows[r].attributes.insert(rows[r].attributes.end(), common.begin(), common.end());
+    rows[r].attributes.emplace_back("sensor_x", 0.5 * static_cast<double>(r));
+  }
+  shiftop::testing::write_fftmatvec_dir(path("A"), meta(kShape), "adj/vec_", rows);
+  const OperatorData a = read_operator(path("A"));
+  ASSERT_EQ(a.fftmatvec_attributes.size(), 3u);
+  for (std::size_t r = 0; r < 3; ++r) {
+    Attributes expected = common;
+    expected.emplace_back("sensor_x", 0.5 * static_cast<double>(r));
+    std::ranges::sort(expected);
+    Attributes got = a.fftmatvec_attributes[r];
+    std::ranges::sort(got);
+    EXPECT_EQ(got, expected) << "row " << r;
+  }
+  write_operator(path("A.h5"), a);
+  EXPECT_EQ(read_operator(path("A.h5")).fftmatvec_attributes, a.fftmatvec_attributes);
+  const OperatorData rows12 = read_operator(
+      path("A.h5"), {.slice = {.rows = {1, 3}, .cols = {}}, .allow_nonfinite = false});
+  EXPECT_EQ(rows12.fftmatvec_attributes, std::vector<Attributes>(a.fftmatvec_attributes.begin() + 1,
+                                                                 a.fftmatvec_attributes.end()));
+  write_operator(path("B"), read_operator(path("A.h5")));
+  for (std::size_t r = 0; r < 3; ++r) {
+    const std::string row = fmt::format("/binary/adj/vec_{:06d}.h5", r);
+    const auto attributes_of = [&](const std::string& file) {
+      const h5::Handle f = h5::open_file(file);
+      Attributes out = h5::read_attributes(h5::open_dataset(f.get(), "vec", file).get(), file);
+      std::ranges::sort(out);
+      return out;
+    };
+    EXPECT_EQ(attributes_of(path("B") + row), attributes_of(path("A") + row)) << row;
+  }
+  // Rows with the same attributes are stored once; a directory without extra attributes has none.
+  OperatorData same = a;
+  for (auto& row : same.fftmatvec_attributes)
+    row = common;
+  write_operator(path("same.h5"), same);
+  EXPECT_EQ(read_operator(path("same.h5")).fftmatvec_attributes, same.fftmatvec_attributes);
+  const auto groups_in = [](const std::string& file) {
+    const h5::Handle f = h5::open_file(file);
+    return h5::link_names(h5::open_group(f.get(), "fftmatvec_attributes", file).get(), file);
+  };
+  EXPECT_TRUE(groups_in(path("same.h5")).empty());
+  EXPECT_EQ(groups_in(path("A.h5")),
+            (std::vector<std::string>{"row_000000", "row_000001", "row_000002"}));
+  write_operator(path("plain"), op);
+  EXPECT_TRUE(read_operator(path("plain")).fftmatvec_attributes.empty());
+}
+
 TEST_F(OperatorFileTest, PartialReadsReturnTheRequestedBlock) {
   const Shape shape{5, 6, 4};
   const OperatorData general = make_operator(shape, false, true, 14);
@@ -260,12 +320,22 @@ TEST_F(OperatorFileTest, InspectReadsMetadataOnly) {
     EXPECT_EQ(info.shape, kShape);
     EXPECT_EQ(info.stored_bytes, 8 * kShape.kernel_size());
   }
+  // Details keep their types (info --json prints numbers and booleans as such).
+  const auto value_of = [](const OperatorInfo& info, std::string_view key) {
+    const auto found = std::ranges::find(info.details, key, &Detail::key);
+    return found == info.details.end() ? Detail::Value(std::string("absent")) : found->value;
+  };
   const OperatorInfo dir = inspect_operator(path("F_dir"));
   EXPECT_EQ(dir.format, OperatorFormat::FFTMatvec);
-  const auto missing = std::ranges::find(
-      dir.details,
-      std::pair<std::string, std::string>("first_missing_block_row", "binary/adj/vec_000001.h5"));
-  EXPECT_NE(missing, dir.details.end());
+  EXPECT_EQ(value_of(dir, "first_missing_block_row"),
+            Detail::Value(std::string("binary/adj/vec_000001.h5")));
+  EXPECT_EQ(value_of(dir, "p2q"), Detail::Value(false));
+  EXPECT_EQ(value_of(dir, "checksum"), Detail::Value(std::int64_t{0}));
+  write_operator(path("G_dir"), op);
+  EXPECT_EQ(value_of(inspect_operator(path("G_dir")), "first_missing_block_row"),
+            Detail::Value(nullptr));
+  EXPECT_EQ(value_of(inspect_operator(path("F.h5")), "format_version"),
+            Detail::Value(std::int64_t{1}));
 }
 
 TEST_F(OperatorFileTest, ToleratesFloatAttributesAndExtraAttributes) {

@@ -156,6 +156,44 @@ TEST_F(VectorFileTest, ReadsFFTMatvecVectorsWithFloatAndExtraAttributes) {
   expect_bits_equal(m.values, values);
 }
 
+// Attributes of "vec" that shiftop does not interpret (qoi on a parameter vector, qoi = 0, a
+// solver's time metadata) travel with their types through shiftop .h5 and back; .npy cannot
+// hold them.
+TEST_F(VectorFileTest, CarriesUninterpretedFFTMatvecAttributes) {
+  const std::vector<double> values = tricky_values(12, 15, true);
+  const Attributes extra = {
+      {"qoi", std::int64_t{0}}, {"t_final", 2.5}, {"units", std::string("Pa")}};
+  for (const auto& [name, size_attributes] :
+       {std::pair<std::string, Attributes>{"m.h5",
+                                           {{"n_param", std::int64_t{3}},
+                                            {"param_steps", std::int64_t{4}},
+                                            {"reindex", std::int64_t{1}}}},
+        std::pair<std::string, Attributes>{"d.h5",
+                                           {{"n_obs", std::int64_t{3}},
+                                            {"obs_steps", std::int64_t{4}},
+                                            {"reindex", std::int64_t{1}}}}}) {
+    SCOPED_TRACE(name);
+    Attributes attributes = size_attributes;
+    attributes.insert(attributes.end(), extra.begin(), extra.end());
+    write_h5(path(name),
+             {{.name = "vec", .dims = {12}, .values = values, .attributes = attributes}});
+    const VectorData v = read_vector(path(name));
+    EXPECT_EQ(v.fftmatvec_attributes, extra);
+    write_vector(path("via.h5"), v);
+    const VectorData via = read_vector(path("via.h5"));
+    EXPECT_EQ(via.fftmatvec_attributes, extra);
+    write_vector(path("back.h5"), via, VectorFormat::FFTMatvec);
+    const h5::Handle f = h5::open_file(path("back.h5"));
+    Attributes back =
+        h5::read_attributes(h5::open_dataset(f.get(), "vec", name).get(), path("back.h5"));
+    std::ranges::sort(back);
+    std::ranges::sort(attributes);
+    EXPECT_EQ(back, attributes);
+    std::filesystem::remove(path("via.h5"));
+    std::filesystem::remove(path("back.h5"));
+  }
+}
+
 TEST_F(VectorFileTest, RefusesBadVectorFiles) {
   const std::vector<double> v = tricky_values(12, 12, true);
   const auto vec = [&](const std::string& name, shiftop::testing::Attributes attributes,

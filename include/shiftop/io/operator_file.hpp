@@ -3,7 +3,10 @@
 //     the first block column; for a general (non-triangular) operator also "first_row" of the same
 //     shape; root attributes nd, nm, nt, triangular (optional on reading, checked against the
 //     datasets when present); free-form metadata as attributes of group "metadata" (units,
-//     provenance), carried through conversions; other attributes are ignored;
+//     provenance), carried through conversions; the FFTMatvec block-row attributes it carries
+//     (OperatorData::fftmatvec_attributes) in group "fftmatvec_attributes": as its attributes when
+//     every block row has the same, else in subgroups row_NNNNNN, one per block row;
+//     root attribute format_version, when present, must be 1; other attributes are ignored;
 //   * FFTMatvec's matrix directory (fftmatvec_format.hpp): the directory that contains binary/;
 //   * .npy: the kernels array of shape (Nd, Nm, Nt), float64 or float32 (triangular operators
 //     only, no metadata).
@@ -17,6 +20,8 @@
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
+#include "shiftop/io/attribute.hpp"
+#include "shiftop/io/detail.hpp"
 
 namespace shiftop::io {
 
@@ -45,6 +50,11 @@ struct OperatorData {
   std::vector<double> first_row{};
   /// Free-form (key, value) metadata carried through conversions (units, provenance).
   std::vector<std::pair<std::string, std::string>> metadata{};
+  /// Per block row of the slice (or empty: none), the scalar attributes of FFTMatvec's block-row
+  /// dataset "vec" that shiftop does not interpret (all but reindex, n_param, param_steps and
+  /// checksum), with their types: carried to shiftop .h5 (group "fftmatvec_attributes") and back
+  /// to the block rows of an FFTMatvec directory.
+  std::vector<Attributes> fftmatvec_attributes{};
 };
 
 /// The rows [row_begin, row_end) and parameter blocks [col_begin, col_end) a slice selects.
@@ -92,7 +102,7 @@ struct OperatorInfo {
   /// Bytes of kernel data stored (both block column and row for a general operator).
   index_t stored_bytes = 0;
   /// Format-specific facts (FFTMatvec flags, dtype, ...) followed by the file's metadata.
-  std::vector<std::pair<std::string, std::string>> details{};
+  Details details{};
 };
 
 OperatorInfo inspect_operator(const std::string& path);

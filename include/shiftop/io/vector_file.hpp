@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
+#include "shiftop/io/attribute.hpp"
+#include "shiftop/io/detail.hpp"
 
 namespace shiftop::io {
 
@@ -37,6 +39,9 @@ struct VectorData {
   /// FFTMatvec: the operator checksum a parameter-space vector belongs to; 0 for none.
   std::int64_t checksum = 0;
   std::vector<std::pair<std::string, std::string>> metadata{};
+  /// Attributes of an FFTMatvec vector file's "vec" that shiftop does not interpret, with their
+  /// types: carried to shiftop .h5 (group "fftmatvec_attributes") and back.
+  Attributes fftmatvec_attributes{};
 };
 
 struct VectorReadOptions {
@@ -68,7 +73,7 @@ struct VectorInfo {
   index_t nrhs = 1, blocks = 0, nt = 0;
   bool batched = false;
   VectorSpace space = VectorSpace::Unknown;
-  std::vector<std::pair<std::string, std::string>> details{};
+  Details details{};
 };
 
 VectorInfo inspect_vector(const std::string& path);

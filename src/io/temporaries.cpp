@@ -36,9 +36,14 @@ void forget_temporary(const std::string& path) {
 
 void remove_temporaries_for_exit() {
   registry().mutex.lock();  // never unlocked: see the header
+  // Other threads still run: a writer may add a file to a directory being removed, whose
+  // removal then fails (not empty). Pass again until it is gone; each pass finds fewer files.
+  constexpr int kPasses = 1000;
+  namespace fs = std::filesystem;
   for (const std::string& path : registry().paths) {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
+    std::error_code error;
+    for (int pass = 0; pass < kPasses && fs::exists(fs::symlink_status(path, error)); ++pass)
+      fs::remove_all(path, error);
   }
   registry().paths.clear();
 }

@@ -36,14 +36,17 @@ void forget_temporary(const std::string& path) {
 
 void remove_temporaries_for_exit() {
   registry().mutex.lock();  // never unlocked: see the header
-  // Other threads still run: a writer may add a file to a directory being removed, whose
-  // removal then fails (not empty). Pass again until it is gone; each pass finds fewer files.
-  constexpr int kPasses = 1000;
+  // Other threads still run: a writer may add files to a directory being removed. Renamed
+  // first, it is out of their reach (they write by path), but for a file already being created.
+  constexpr int kPasses = 100;
   namespace fs = std::filesystem;
   for (const std::string& path : registry().paths) {
     std::error_code error;
-    for (int pass = 0; pass < kPasses && fs::exists(fs::symlink_status(path, error)); ++pass)
-      fs::remove_all(path, error);
+    fs::path doomed = path + ".removing";
+    fs::rename(path, doomed, error);
+    if (error) doomed = path;
+    for (int pass = 0; pass < kPasses && fs::exists(fs::symlink_status(doomed, error)); ++pass)
+      fs::remove_all(doomed, error);
   }
   registry().paths.clear();
 }

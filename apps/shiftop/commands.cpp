@@ -9,13 +9,29 @@
 #include <vector>
 
 #include "shiftop/core/error.hpp"
+#ifdef SHIFTOP_HAVE_CUDA
+#include "shiftop/gpu/devices.hpp"
+#endif
 
 namespace shiftop::app {
 
-btt::Backend parse_backend(const std::string& text) {
+btt::Backend parse_backend(const std::string& text, int device) {
   if (text == "cpu") return btt::Backend::Cpu;
-  if (text == "cuda") return btt::Backend::Cuda;
-  fail("--backend: expected {}, got '{}'", kBackendNames, text);
+  require(text == "cuda", "--backend: expected {}, got '{}'", kBackendNames, text);
+#ifdef SHIFTOP_HAVE_CUDA
+  const int count = gpu::device_count();
+  require(count > 0,
+          "--backend cuda: no CUDA device: the CUDA driver sees no GPU on this machine; use "
+          "--backend cpu");
+  require(device < count, "--device {}: this machine has {} CUDA device{} ({})", device, count,
+          count == 1 ? "" : "s", count == 1 ? "0" : fmt::format("0-{}", count - 1));
+#else
+  (void)device;
+  fail(
+      "--backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
+      "--backend cpu");
+#endif
+  return btt::Backend::Cuda;
 }
 
 void add_backend_option(CLI::App* cmd, std::string& backend) {

@@ -45,8 +45,10 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value,
 inline constexpr const char* kBackendNames = "cpu or cuda";
 
 /// The backend --backend names; shiftop::Error "--backend: expected cpu or cuda, got '...'" for
-/// any other text.
-btt::Backend parse_backend(const std::string& text);
+/// any other text, and for cuda in user words when it cannot run: a build without CUDA, no CUDA
+/// device ("no CUDA device: ..."), or no device `device` ("--device 7: this machine has 1 CUDA
+/// device (0)").
+btt::Backend parse_backend(const std::string& text, int device = 0);
 
 /// The most --threads accepts: 4x the hardware threads. More only oversubscribes the cores
 /// (OpenMP's spinning threads make a tiny apply ~100x slower already at 4x), and around 10^5

@@ -152,7 +152,9 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("--space", o->space,
                   "the space of a vector whose file does not say (needed for FFTMatvec output)")
       ->check(CLI::IsMember({"parameter", "data"}));
-  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite, "copy NaN/Inf instead of refusing them");
+  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
+                "copy NaN/Inf instead of refusing them (a matvec with the result then spreads a "
+                "NaN anywhere in a series, through the FFT, to every output that series feeds)");
   cmd->callback([o] { run(*o); });
 }
 

@@ -195,7 +195,8 @@ void add_matvec_command(CLI::App& app) {
       ->capture_default_str();
   add_threads_option(cmd, o->threads);
   cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
-                "accept NaN/Inf in the operator or input instead of refusing them");
+                "accept NaN/Inf in the operator or input instead of refusing them; the FFT spreads "
+                "a NaN anywhere in a series to every output that series feeds (usually all)");
   cmd->add_flag("--json", o->json, "print a JSON summary on stdout");
   add_backend_option(cmd, o->backend);
   cmd->add_option("--grid", o->grid,

@@ -67,7 +67,7 @@ void run(const TuneOptions& o) {
   check_paths({{"--operator", o.operator_path}},
               {{"--json", o.json_path, io::AtomicOutput::Kind::Stream},
                {"--plot", o.plot_path, io::AtomicOutput::Kind::Stream}});
-  const btt::Backend backend = parse_backend(o.backend);
+  const btt::Backend backend = parse_backend(o.backend, o.device);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
   const bool cuda = backend == btt::Backend::Cuda;
   io::OperatorData a;
@@ -194,7 +194,9 @@ void add_tune_command(CLI::App& app) {
   add_threads_option(cmd, o->threads);
   cmd->add_option("--json", o->json_path, "write the results as JSON to this file");
   cmd->add_option("--plot", o->plot_path, "write the error-vs-time plot as SVG to this file");
-  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite, "accept NaN/Inf in the operator");
+  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
+                "accept NaN/Inf in the operator (the FFT spreads a NaN anywhere in a series to "
+                "every output that series feeds, so the errors are NaN and tune refuses them)");
   cmd->callback([o] { run(*o); });
 }
 

@@ -51,8 +51,8 @@ inline constexpr const char* kBackendNames = "cpu or cuda";
 btt::Backend parse_backend(const std::string& text, int device = 0);
 
 /// The most --threads accepts: 4x the hardware threads. More only oversubscribes the cores
-/// (OpenMP's spinning threads make a tiny apply ~100x slower already at 4x), and around 10^5
-/// threads libgomp crashes instead of failing.
+/// (OpenMP's waiting threads make a small apply tens of times slower already at 4x), and around
+/// 10^5 threads libgomp crashes instead of failing.
 int max_threads();
 
 /// --backend (the backend's name, parsed by parse_backend), --device (the GPU), --threads (CPU

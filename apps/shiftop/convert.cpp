@@ -50,6 +50,12 @@ void add_attribute_names(const io::Attributes& attributes, std::vector<std::stri
   }
 }
 
+// Attributes of types shiftop cannot hold are dropped whatever the target.
+void add_uncarried(const std::vector<std::string>& names, std::vector<std::string>& dropped) {
+  for (const std::string& name : names)
+    dropped.push_back(fmt::format("FFTMatvec attribute {} (of a type shiftop cannot hold)", name));
+}
+
 std::string dropped_note(const std::vector<std::string>& dropped) {
   return dropped.empty() ? std::string()
                          : fmt::format("; metadata this format cannot hold was dropped: {}",
@@ -80,6 +86,7 @@ void convert_operator(const ConvertOptions& o) {
   if (format == io::OperatorFormat::Npy)
     for (const io::Attributes& row : op.fftmatvec_attributes)
       add_attribute_names(row, dropped);
+  add_uncarried(op.uncarried_attributes, dropped);
   io::write_operator(o.output, op, format);
   fmt::print("{}: wrote the {} operator {} from {} ({}){}\n", o.output, io::to_string(format),
              op.shape.str(), o.input, io::to_string(io::detect_operator_format(o.input)),
@@ -114,6 +121,7 @@ void convert_vector(const ConvertOptions& o) {
     if (vector.checksum != 0) dropped.emplace_back("checksum");
     add_attribute_names(vector.fftmatvec_attributes, dropped);
   }
+  add_uncarried(vector.uncarried_attributes, dropped);
   io::write_vector(o.output, vector, format);
   fmt::print("{}: wrote the {} vector ({}{} blocks x {} steps, {} space) from {} ({}){}\n",
              o.output, io::to_string(format),

@@ -1,6 +1,7 @@
 #include "io/attribute_value.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <cmath>
@@ -32,7 +33,10 @@ index_t attribute_to_count(const AttributeValue& value, std::string_view context
       not_a_count(context, fmt::format("{}", *real));
     return static_cast<index_t>(*real);
   }
-  const std::string& text = std::get<std::string>(value);
+  const auto* string = std::get_if<std::string>(&value);
+  if (string == nullptr)
+    not_a_count(context, fmt::format("the array {}", attribute_to_string(value)));
+  const std::string& text = *string;
   index_t parsed = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() || parsed < 0 ||
@@ -44,6 +48,10 @@ index_t attribute_to_count(const AttributeValue& value, std::string_view context
 std::string attribute_to_string(const AttributeValue& value) {
   if (const auto* integer = std::get_if<std::int64_t>(&value)) return fmt::format("{}", *integer);
   if (const auto* real = std::get_if<double>(&value)) return fmt::format("{}", *real);
+  if (const auto* integers = std::get_if<std::vector<std::int64_t>>(&value))
+    return fmt::format("[{}]", fmt::join(*integers, ", "));
+  if (const auto* reals = std::get_if<std::vector<double>>(&value))
+    return fmt::format("[{}]", fmt::join(*reals, ", "));
   return std::get<std::string>(value);
 }
 

@@ -127,12 +127,17 @@ bool is_one_of(std::string_view name, std::span<const std::string_view> names) {
   return std::ranges::find(names, name) != names.end();
 }
 
-// The attributes of `dataset` other than `interpreted`, to carry.
+// The attributes of `dataset` other than `interpreted`, to carry; the names of those of types
+// shiftop cannot hold are added to `uncarried` (once each).
 Attributes carried_attributes(hid_t dataset, std::span<const std::string_view> interpreted,
-                              const std::string& context) {
+                              const std::string& context, std::vector<std::string>& uncarried) {
   Attributes out;
-  for (auto& [name, value] : h5::read_attributes(dataset, context))
+  std::vector<std::string> unread;
+  for (auto& [name, value] : h5::read_attributes(dataset, context, &unread))
     if (!is_one_of(name, interpreted)) out.emplace_back(std::move(name), std::move(value));
+  for (std::string& name : unread)
+    if (!is_one_of(name, interpreted) && std::ranges::find(uncarried, name) == uncarried.end())
+      uncarried.push_back(std::move(name));
   return out;
 }
 
@@ -236,6 +241,7 @@ struct VectorLayout {
   bool qoi = false;
   std::int64_t checksum = 0;
   Attributes carried;
+  std::vector<std::string> uncarried;
 };
 
 VectorLayout read_vector_layout(const h5::Handle& file, const std::string& path) {
@@ -277,7 +283,7 @@ VectorLayout read_vector_layout(const h5::Handle& file, const std::string& path)
       carried_attributes(dataset.get(),
                          data ? interpreted(kDataAttributes, layout.qoi)
                               : interpreted(kParameterAttributes, layout.checksum != 0),
-                         context);
+                         context, layout.uncarried);
   return layout;
 }
 
@@ -295,7 +301,7 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
     const h5::Handle dataset = open_row(file, meta, row, path);
     op.fftmatvec_attributes.push_back(
         carried_attributes(dataset.get(), interpreted(kRowAttributes, meta.checksum != 0),
-                           fmt::format("{}: dataset 'vec'", path)));
+                           fmt::format("{}: dataset 'vec'", path), op.uncarried_attributes));
     double* out = op.first_column.data() + (row - slice.row_begin) * row_values;
     const std::array<index_t, 1> offset = {slice.col_begin * meta.nt};
     const std::array<index_t, 1> count = {row_values};
@@ -379,6 +385,7 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
   vector.qoi = layout.qoi;
   vector.checksum = layout.checksum;
   vector.fftmatvec_attributes = layout.carried;
+  vector.uncarried_attributes = layout.uncarried;
   const index_t count = layout.blocks * layout.nt;
   require_available_memory(8.0 * static_cast<double>(count),
                            fmt::format("{}: reading a vector of {} values", path, count));

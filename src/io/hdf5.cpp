@@ -20,6 +20,8 @@ namespace {
 
 // Fixed-length string attributes longer than this are refused rather than allocated.
 constexpr std::size_t kMaxStringAttribute = std::size_t{1} << 20;
+// Largest array attribute read: metadata, not data.
+constexpr hssize_t kMaxArrayAttribute = hssize_t{1} << 20;
 
 // A file whose H5Fclose failed (a full disk while writing) stays half-closed in HDF5 1.10, and
 // the library's atexit clean-up then crashes on it, after shiftop has reported the error. shiftop
@@ -128,6 +130,19 @@ AttributeValue read_string(hid_t attribute, hid_t type, const std::string& conte
   return value;
 }
 
+// A 1-D array of integers (as int64) or floats (as double).
+AttributeValue read_array(hid_t attribute, H5T_class_t type_class, std::size_t points,
+                          const std::string& context) {
+  if (type_class == H5T_INTEGER) {
+    std::vector<std::int64_t> values(points);
+    check(H5Aread(attribute, H5T_NATIVE_INT64, values.data()), context, "reading");
+    return values;
+  }
+  std::vector<double> values(points);
+  check(H5Aread(attribute, H5T_NATIVE_DOUBLE, values.data()), context, "reading");
+  return values;
+}
+
 // An enum (h5py stores numpy bools as one) is read raw and its integer base type converted.
 AttributeValue read_enum(hid_t attribute, hid_t type, const std::string& context) {
   Handle base = checked(H5Tget_super(type), H5Tclose, context, "reading the enum base type");
@@ -149,6 +164,18 @@ struct NameList {
 herr_t collect_attribute(hid_t, const char* name, const H5A_info_t*, void* data) {
   static_cast<NameList*>(data)->names.emplace_back(name);
   return 0;
+}
+
+template <typename T>
+void write_array(hid_t object, const std::string& name, const std::vector<T>& values,
+                 hid_t file_type, hid_t memory_type, const std::string& where) {
+  const hsize_t size = values.size();
+  const Handle space =
+      checked(H5Screate_simple(1, &size, nullptr), H5Sclose, where, "H5Screate_simple");
+  const Handle attribute =
+      checked(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose, where, "creating");
+  check(H5Awrite(attribute.get(), memory_type, values.data()), where, "writing");
 }
 
 }  // namespace
@@ -338,9 +365,17 @@ std::optional<AttributeValue> read_attribute(hid_t object, const std::string& na
   const Handle space = checked(H5Aget_space(attribute.get()), H5Sclose, where, "H5Aget_space");
   const hssize_t points =
       check(H5Sget_simple_extent_npoints(space.get()), where, "counting values");
-  require(points == 1, "{}: holds {} values: expected a single value", where, points);
   const Handle type = attribute_type(attribute.get(), where);
-  switch (H5Tget_class(type.get())) {
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (points != 1) {
+    const bool numeric = type_class == H5T_INTEGER || type_class == H5T_FLOAT;
+    require(numeric && H5Sget_simple_extent_ndims(space.get()) == 1 && points > 1 &&
+                points <= kMaxArrayAttribute,
+            "{}: holds {} values: expected a single value or a 1-D array of at most {} numbers",
+            where, points, kMaxArrayAttribute);
+    return read_array(attribute.get(), type_class, static_cast<std::size_t>(points), where);
+  }
+  switch (type_class) {
     case H5T_INTEGER: {
       std::int64_t value = 0;
       check(H5Aread(attribute.get(), H5T_NATIVE_INT64, &value), where, "reading");
@@ -361,8 +396,8 @@ std::optional<AttributeValue> read_attribute(hid_t object, const std::string& na
   }
 }
 
-std::vector<std::pair<std::string, AttributeValue>> read_attributes(hid_t object,
-                                                                    const std::string& context) {
+std::vector<std::pair<std::string, AttributeValue>> read_attributes(
+    hid_t object, const std::string& context, std::vector<std::string>* unread) {
   silence_automatic_error_printing();
   NameList list;
   hsize_t position = 0;
@@ -381,6 +416,7 @@ std::vector<std::pair<std::string, AttributeValue>> read_attributes(hid_t object
       if (auto value = read_attribute(object, name, context)) out.emplace_back(name, *value);
     } catch (const Error&) {
       // Attributes shiftop does not use may be of any type: they are tolerated, not read.
+      if (unread != nullptr) unread->push_back(name);
     }
   }
   return out;
@@ -389,6 +425,14 @@ std::vector<std::pair<std::string, AttributeValue>> read_attributes(hid_t object
 void write_attribute(hid_t object, const std::string& name, const AttributeValue& value,
                      const std::string& context, IntegerWidth width) {
   const std::string where = fmt::format("{}: attribute '{}'", context, name);
+  if (const auto* integers = std::get_if<std::vector<std::int64_t>>(&value)) {
+    write_array(object, name, *integers, H5T_STD_I64LE, H5T_NATIVE_INT64, where);
+    return;
+  }
+  if (const auto* reals = std::get_if<std::vector<double>>(&value)) {
+    write_array(object, name, *reals, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, where);
+    return;
+  }
   const Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, where, "H5Screate");
   Handle string_type;
   hid_t file_type = H5T_IEEE_F64LE;

@@ -90,19 +90,20 @@ void write_doubles(hid_t location, const std::string& name, std::span<const inde
 bool has_attribute(hid_t object, const std::string& name, const std::string& context);
 
 /// The value of attribute `name` of `object`, if present: integers (any width, signed or not, or
-/// an HDF5 enum such as h5py's bool) as int64, floats as double, strings as std::string. An
-/// attribute must hold one value. Throws for an unsupported type.
+/// an HDF5 enum such as h5py's bool) as int64, floats as double, strings as std::string; a 1-D
+/// array of integers or floats (more than one value) as a vector of them. Throws for other types
+/// and shapes.
 std::optional<AttributeValue> read_attribute(hid_t object, const std::string& name,
                                              const std::string& context);
 /// All attributes of `object` whose type read_attribute supports, in creation-index order where
-/// tracked and name order otherwise; others are skipped.
-std::vector<std::pair<std::string, AttributeValue>> read_attributes(hid_t object,
-                                                                    const std::string& context);
+/// tracked and name order otherwise; the names of the others go to `unread` if given.
+std::vector<std::pair<std::string, AttributeValue>> read_attributes(
+    hid_t object, const std::string& context, std::vector<std::string>* unread = nullptr);
 
 /// Fit: 32 bits where the value fits (a C int, as FFTMatvec writes), else 64.
 enum class IntegerWidth { Bits32, Bits64, Fit };
-/// Writes a scalar attribute: integers as 32- or 64-bit signed, doubles as float64, strings as
-/// variable-length UTF-8.
+/// Writes an attribute: integers as 32- or 64-bit signed, doubles as float64, strings as
+/// variable-length UTF-8, arrays as 1-D int64 or float64 (`width` applies to scalars).
 void write_attribute(hid_t object, const std::string& name, const AttributeValue& value,
                      const std::string& context, IntegerWidth width = IntegerWidth::Bits64);
 

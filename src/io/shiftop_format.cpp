@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <optional>
 
 #include "core/available_memory.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/consistency.hpp"
+#include "io/fftmatvec_format.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
 #include "io/text.hpp"
@@ -81,6 +83,17 @@ void append_metadata_details(hid_t file, const std::string& path, Details& detai
     details.push_back(to_detail(key, value));
 }
 
+// FFTMatvec's p2q flag and checksum, carried as metadata, are integers: stored as such (info
+// --json shows numbers). Every other value is text.
+AttributeValue metadata_value(std::string_view key, const std::string& value) {
+  std::int64_t integer = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), integer);
+  const bool is_integer =
+      !value.empty() && error == std::errc() && end == value.data() + value.size();
+  if ((key == fftmatvec::kP2qKey || key == fftmatvec::kChecksumKey) && is_integer) return integer;
+  return value;
+}
+
 void write_metadata(hid_t file, const Metadata& metadata, const std::string& path) {
   if (metadata.empty()) return;
   const h5::Handle group = h5::create_group(file, kMetadata, path);
@@ -88,7 +101,7 @@ void write_metadata(hid_t file, const Metadata& metadata, const std::string& pat
     require(!key.empty() && !h5::has_attribute(group.get(), key, path),
             "{}: metadata key '{}' is empty or repeated: expected unique, non-empty keys", path,
             key);
-    h5::write_attribute(group.get(), key, value, path);
+    h5::write_attribute(group.get(), key, metadata_value(key, value), path);
   }
 }
 

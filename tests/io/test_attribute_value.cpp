@@ -46,6 +46,8 @@ TEST(AttributeValueTest, RefusesEverythingElseNamingTheContext) {
       {std::string("-1"), "the string '-1'"},
       {std::string("1e3"), "the string '1e3'"},
       {std::string("99999999999999999999999"), "the string '99999999999999999999999'"},
+      {std::vector<std::int64_t>{4, 5}, "the array [4, 5]"},
+      {std::vector<double>{4.0, 0.5}, "the array [4, 0.5]"},
   };
   for (const auto& [value, words] : cases) {
     SCOPED_TRACE(words);
@@ -61,6 +63,8 @@ TEST(AttributeValueTest, PrintsValuesExactly) {
   EXPECT_EQ(attribute_to_string(std::int64_t{-7}), "-7");
   EXPECT_EQ(attribute_to_string(0.1), "0.1");
   EXPECT_EQ(attribute_to_string(std::string("m/s")), "m/s");
+  EXPECT_EQ(attribute_to_string(std::vector<std::int64_t>{64, -1}), "[64, -1]");
+  EXPECT_EQ(attribute_to_string(std::vector<double>{0.1, 2.5}), "[0.1, 2.5]");
 }
 
 // A fuzzing smoke test: any double only ever yields a count equal to it or a shiftop::Error.

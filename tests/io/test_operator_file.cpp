@@ -158,6 +158,8 @@ TEST_F(OperatorFileTest, CarriesUninterpretedBlockRowAttributes) {
   const Attributes common = {{"prior_solved", std::int64_t{1}},
                              {"dt", 0.025},
                              {"grid", std::string("64x64 P1")},
+                             {"grid_shape", std::vector<std::int64_t>{64, 64}},
+                             {"times", std::vector<double>{0.0, 0.5, 1.25}},
                              {"checksum", std::int64_t{0}}};
   for (std::size_t r = 0; r < rows.size(); ++r) {
     rows[r].attributes.insert(rows[r].attributes.end(), common.begin(), common.end());

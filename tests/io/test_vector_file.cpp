@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -161,8 +163,10 @@ TEST_F(VectorFileTest, ReadsFFTMatvecVectorsWithFloatAndExtraAttributes) {
 // hold them.
 TEST_F(VectorFileTest, CarriesUninterpretedFFTMatvecAttributes) {
   const std::vector<double> values = tricky_values(12, 15, true);
-  const Attributes extra = {
-      {"qoi", std::int64_t{0}}, {"t_final", 2.5}, {"units", std::string("Pa")}};
+  const Attributes extra = {{"qoi", std::int64_t{0}},
+                            {"t_final", 2.5},
+                            {"units", std::string("Pa")},
+                            {"sensors", std::vector<std::int64_t>{3, 9, 27}}};
   for (const auto& [name, size_attributes] :
        {std::pair<std::string, Attributes>{"m.h5",
                                            {{"n_param", std::int64_t{3}},
@@ -192,6 +196,30 @@ TEST_F(VectorFileTest, CarriesUninterpretedFFTMatvecAttributes) {
     std::filesystem::remove(path("via.h5"));
     std::filesystem::remove(path("back.h5"));
   }
+}
+
+// An attribute of a type shiftop cannot hold (here a 2-D array) is named, not silently lost.
+TEST_F(VectorFileTest, NamesAttributesItCannotCarry) {
+  write_h5(path("m.h5"), {{.name = "vec",
+                           .dims = {12},
+                           .values = tricky_values(12, 16, true),
+                           .attributes = {{"n_param", std::int64_t{3}},
+                                          {"param_steps", std::int64_t{4}},
+                                          {"reindex", std::int64_t{1}}}}});
+  {
+    const h5::Handle file(H5Fopen(path("m.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    const h5::Handle dataset(H5Dopen2(file.get(), "vec", H5P_DEFAULT), H5Dclose);
+    const std::array<hsize_t, 2> dims = {2, 2};
+    const h5::Handle space(H5Screate_simple(2, dims.data(), nullptr), H5Sclose);
+    const h5::Handle attribute(
+        H5Acreate2(dataset.get(), "mesh", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+        H5Aclose);
+    const std::array<double, 4> values = {1, 2, 3, 4};
+    ASSERT_GE(H5Awrite(attribute.get(), H5T_NATIVE_DOUBLE, values.data()), 0);
+  }
+  const VectorData v = read_vector(path("m.h5"));
+  EXPECT_EQ(v.uncarried_attributes, std::vector<std::string>{"mesh"});
+  EXPECT_TRUE(v.fftmatvec_attributes.empty());
 }
 
 TEST_F(VectorFileTest, RefusesBadVectorFiles) {

@@ -1,5 +1,6 @@
 // A value kept with its type from a file's attributes or metadata: an integer, a floating-point
-// number or a string. Other tools' attributes that shiftop does not interpret (FFTMatvec block
+// number, a string, or a 1-D array of integers or of floating-point numbers (h5py writes numpy
+// arrays so). Other tools' attributes that shiftop does not interpret (FFTMatvec block
 // rows' prior_solved, grid and time metadata, ...) are carried through conversions as these.
 #pragma once
 
@@ -11,7 +12,8 @@
 
 namespace shiftop::io {
 
-using AttributeValue = std::variant<std::int64_t, double, std::string>;
+using AttributeValue =
+    std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>>;
 
 /// Named values in the order the file lists them.
 using Attributes = std::vector<std::pair<std::string, AttributeValue>>;

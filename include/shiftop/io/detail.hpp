@@ -11,8 +11,9 @@
 namespace shiftop::io {
 
 struct Detail {
-  /// nullptr: there is none (JSON null).
-  using Value = std::variant<std::nullptr_t, bool, std::int64_t, double, std::string>;
+  /// nullptr: there is none (JSON null); arrays are an attribute's 1-D arrays.
+  using Value = std::variant<std::nullptr_t, bool, std::int64_t, double, std::string,
+                             std::vector<std::int64_t>, std::vector<double>>;
   std::string key;
   Value value;
   /// Shown after the value in text output, e.g. "parameter-to-observable"; empty for none.

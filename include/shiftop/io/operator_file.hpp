@@ -55,6 +55,9 @@ struct OperatorData {
   /// checksum), with their types: carried to shiftop .h5 (group "fftmatvec_attributes") and back
   /// to the block rows of an FFTMatvec directory.
   std::vector<Attributes> fftmatvec_attributes{};
+  /// Names of block-row attributes of types shiftop cannot carry (compound, multi-dimensional,
+  /// arrays of strings): named by `convert` as dropped.
+  std::vector<std::string> uncarried_attributes{};
 };
 
 /// The rows [row_begin, row_end) and parameter blocks [col_begin, col_end) a slice selects.

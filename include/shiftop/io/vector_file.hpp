@@ -42,6 +42,8 @@ struct VectorData {
   /// Attributes of an FFTMatvec vector file's "vec" that shiftop does not interpret, with their
   /// types: carried to shiftop .h5 (group "fftmatvec_attributes") and back.
   Attributes fftmatvec_attributes{};
+  /// Names of attributes of "vec" of types shiftop cannot carry: named by `convert` as dropped.
+  std::vector<std::string> uncarried_attributes{};
 };
 
 struct VectorReadOptions {

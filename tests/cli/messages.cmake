@@ -49,3 +49,7 @@ shiftop_cli_test(help_exit_codes_matvec OFF "Usage:.*matvec.*Exit status: 0 succ
 shiftop_cli_test(help_allow_nonfinite OFF "--allow-nonfinite.*NaN.*every output" matvec --help)
 # Under mpiexec a user error is printed once: tests/python/test_cli_messages.py (mpiexec adds
 # its own lines on stderr, which expect.cmake's one-line rule cannot allow).
+# The memory estimate behind those checks, against what plans hold.
+shiftop_add_test(test_memory_needs)
+target_sources(test_memory_needs PRIVATE ${PROJECT_SOURCE_DIR}/apps/shiftop/memory_needs.cpp)
+target_include_directories(test_memory_needs PRIVATE ${PROJECT_SOURCE_DIR}/apps/shiftop)

@@ -1,5 +1,8 @@
 #include "output_paths.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 #include "io/file_identity.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
@@ -19,6 +22,8 @@ void check_distinct(const OutputPath& output, const NamedPath& other, std::strin
       relation = "is the same file as";
       break;
     case io::Overlap::Inside:
+      // A new file inside an input directory replaces nothing that is read.
+      if (std::error_code error; !std::filesystem::exists(output.path, error)) return;
       relation = "lies inside";
       break;
     case io::Overlap::Contains:

@@ -371,3 +371,13 @@ def test_a_read_only_directory_is_refused_before_any_work(files):
         refused(out, "--json", "cannot write in directory")
     finally:
         locked.chmod(0o755)
+
+
+def test_a_new_file_inside_an_input_directory_is_allowed(files):
+    """Only what exists can be destroyed: a new output beside FFTMatvec's files replaces nothing."""
+    tmp_path, k, m = files
+    out = shiftop("matvec", "--operator", tmp_path / "F", "--input", tmp_path / "m.h5",
+                  "--output", tmp_path / "F/y.npy")
+    assert out.returncode == 0, out.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "F/y.npy"), apply_f(k, m), rtol=1e-12,
+                               atol=1e-12)

@@ -25,6 +25,7 @@
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/distributed/bus_bandwidth.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
@@ -201,6 +202,7 @@ struct Measurement {
   distributed::CommunicationPrecision messages;
   std::vector<int> devices;  // every rank's, on rank 0
   std::vector<double> x, y;
+  distributed::IndexRange held;  // the global output blocks y holds
 };
 
 /// Creates the plan and times it, the memory bandwidth, the applies and the collectives alone
@@ -230,7 +232,8 @@ Measurement measure(const distributed::Grid& grid, const Layout& layout,
   m.ceiling_GBs = min_over_ranks(cuda ? m.bandwidth.copy_GBs : m.bandwidth.read_GBs, grid.comm());
 
   m.x = input_slice(shape, op, plan->local_input_blocks(op), o.nrhs);
-  m.y.assign(static_cast<std::size_t>(o.nrhs * plan->local_output_blocks(op).size() * shape.nt),
+  m.held = plan->local_output_blocks(op);
+  m.y.assign(static_cast<std::size_t>(o.nrhs * m.held.size() * shape.nt),
              std::numeric_limits<double>::quiet_NaN());
   std::optional<Runner> runner;
   distributed::run_collectively(grid.comm(), [&] {
@@ -255,23 +258,50 @@ Measurement measure(const distributed::Grid& grid, const Layout& layout,
   return m;
 }
 
-/// --check: the relative 2-norm difference between y and the same operation of an FP64 CPU plan
-/// of the same operator on the same grid (collective).
-double check_against_cpu(const distributed::Grid& grid, const Shape& shape,
-                         distributed::IndexRange rows, distributed::IndexRange cols,
-                         const BenchOptions& o, btt::Op op, const std::vector<double>& x,
-                         const std::vector<double>& y) {
-  btt::PlanOptions options{.max_rhs = std::min<index_t>(o.nrhs, 16), .cpu = {.threads = o.threads}};
-  distributed::DistributedPlan reference =
-      distributed::DistributedPlan::create(grid, shape, kernel_slice(shape, rows, cols), options);
-  std::vector<double> want(y.size());
-  reference.apply(op, x, want, o.nrhs);
-  const SquaredNorms norms = squared_norms(y, want);
-  std::array<double, 2> sums{norms.difference, norms.reference};
+/// --check (collective): the relative 2-norm difference between the output, gathered on rank 0,
+/// and the same operation of a single-process FP64 CPU plan (btt::Plan: none of the distributed
+/// code) of the whole operator, on the same random kernels and inputs; on rank 0 only. An output
+/// block no rank holds stays NaN and so makes the difference NaN.
+std::optional<double> check_against_cpu(const distributed::Grid& grid, const Shape& shape,
+                                        const BenchOptions& o, btt::Op op,
+                                        distributed::IndexRange held,
+                                        const std::vector<double>& y) {
+  const bool root = grid.rank() == 0;
+  const auto ranks = static_cast<std::size_t>(grid.size());
+  const std::array<index_t, 2> range{held.begin, held.end};
+  std::vector<index_t> ranges(root ? 2 * ranks : 0);
   distributed::check_mpi(
-      MPI_Allreduce(MPI_IN_PLACE, sums.data(), 2, MPI_DOUBLE, MPI_SUM, grid.comm()),
-      "MPI_Allreduce");
-  return std::sqrt(sums[0] / sums[1]);
+      MPI_Gather(range.data(), 2, MPI_INT64_T, ranges.data(), 2, MPI_INT64_T, 0, grid.comm()),
+      "MPI_Gather");
+  require(y.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+          "--check: {} output values on one rank are too many to gather", y.size());
+  const int count = static_cast<int>(y.size());
+  std::vector<int> counts(root ? ranks : 0), offsets(root ? ranks : 0);
+  distributed::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, grid.comm()),
+                         "MPI_Gather");
+  for (std::size_t r = 1; r < counts.size(); ++r)
+    offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<double> slices(root ? static_cast<std::size_t>(offsets.back() + counts.back()) : 0);
+  distributed::check_mpi(MPI_Gatherv(y.data(), count, MPI_DOUBLE, slices.data(), counts.data(),
+                                     offsets.data(), MPI_DOUBLE, 0, grid.comm()),
+                         "MPI_Gatherv");
+  if (!root) return std::nullopt;
+
+  const index_t nt = shape.nt, blocks = output_blocks(op, shape);
+  btt::Plan reference =
+      btt::Plan::create(kernel_slice(shape, {0, shape.nd}, {0, shape.nm}), shape,
+                        {.max_rhs = std::min<index_t>(o.nrhs, 16), .cpu = {.threads = o.threads}});
+  const std::vector<double> x = input_slice(shape, op, {0, input_blocks(op, shape)}, o.nrhs);
+  std::vector<double> want(static_cast<std::size_t>(o.nrhs * blocks * nt));
+  reference.apply(op, x, want, o.nrhs);
+  std::vector<double> got(want.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t r = 0; r < ranks; ++r) {  // rank r: [rhs][its blocks][t]
+    const index_t begin = ranges[2 * r], size = ranges[2 * r + 1] - begin;
+    const double* slice = slices.data() + offsets[r];
+    for (index_t rhs = 0; rhs < o.nrhs; ++rhs)
+      std::copy_n(slice + rhs * size * nt, size * nt, got.begin() + (rhs * blocks + begin) * nt);
+  }
+  return relative_difference(got, want);
 }
 
 /// What the report derives from a measurement: the median apply against the floors of the local
@@ -410,8 +440,8 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
   const Measurement m = measure(grid, layout, rows, cols, op, options, o, progress);
   std::optional<double> error;
   if (o.check) {
-    progress("checking against the CPU backend in FP64 on the same grid");
-    error = check_against_cpu(grid, layout.shape, rows, cols, o, op, m.x, m.y);
+    progress("checking against a single-process CPU plan in FP64 on rank 0");
+    error = check_against_cpu(grid, layout.shape, o, op, m.held, m.y);
   }
   if (mpi.rank() == 0) report(mpi, o, layout, partition, op, m, error, cuda);
 }

@@ -375,6 +375,15 @@ TEST_F(OperatorFileTest, ReadsDirectoriesAsFFTMatvecReadsThem) {
                                         "adj/vec_", rows);
   const OperatorData truthy = read_operator(path("truthy"));
   expect_bits_equal(truthy.first_column, op.first_column);
+  // FFTMatvec never reads past line 9, however long the rest; nine lines must be short.
+  shiftop::testing::write_fftmatvec_dir(
+      path("long_tail"), meta(kShape, "1\n0\n1\n0\n") + std::string(10000, '#') + "\n", "adj/vec_",
+      rows_of(op));
+  expect_bits_equal(read_operator(path("long_tail")).first_column, op.first_column);
+  shiftop::testing::write_fftmatvec_dir(path("long_line"),
+                                        std::string(5000, ' ') + meta(kShape, "1\n0\n1\n"),
+                                        "adj/vec_", rows_of(op));
+  expect_refused(path("long_line"), "the first nine lines are longer than 4096 bytes: expected");
   // FFTMatvec takes lines 4 and 5 as they are: a file with Windows line ends is refused.
   shiftop::testing::write_fftmatvec_dir(
       path("crlf"), "3\r\n4\r\n5\r\nadj/vec_\r\n.h5\r\n1\r\n0\r\n1\r\n", "adj/vec_", rows_of(op));

@@ -5,8 +5,9 @@
 //     checksum, and string metadata in group "metadata";
 //   * FFTMatvec's vector file (.h5): 1-D float64 dataset "vec" of length blocks*Nt with integer
 //     (or float) attributes n_param/param_steps (parameter space) or n_obs/obs_steps (data
-//     space), reindex = 1 (SOTI; FFTMatvec's TOSI files, reindex = 0, are refused), optional qoi
-//     (1: data space of a parameter-to-QoI map) and checksum (parameter space); one vector only;
+//     space), reindex non-zero (SOTI; FFTMatvec's TOSI files, reindex = 0, are refused), optional
+//     qoi (1: data space of a parameter-to-QoI map) and checksum (parameter space); any other
+//     attribute carried (VectorData::fftmatvec_attributes); one vector only;
 //   * .npy of shape (blocks, Nt) or (nrhs, blocks, Nt), float64 or float32.
 #pragma once
 

@@ -30,9 +30,9 @@ std::optional<Identity> identity(const fs::path& path) {
 // The absolute, link-free spelling of `path`, which need not exist.
 fs::path canonical_spelling(const std::string& path) {
   std::error_code error;
-  const fs::path resolved = resolve_links(path);
-  fs::path canonical = fs::weakly_canonical(fs::absolute(resolved, error), error);
-  return error ? fs::absolute(resolved).lexically_normal() : canonical;
+  const fs::path absolute = fs::absolute(resolve_links(path), error);
+  const fs::path canonical = fs::weakly_canonical(absolute, error);
+  return error ? absolute.lexically_normal() : canonical;
 }
 
 // Whether `inner` lies below the directory `outer` (not equal to it).
@@ -55,9 +55,7 @@ fs::path resolve_links(const std::string& path) {
   std::error_code error;
   for (int links = 0; fs::is_symlink(fs::symlink_status(resolved, error)); ++links) {
     require(links < kMaxLinks,
-            "{}: too many levels of symbolic links: expected a file or a link "
-            "to one",
-            path);
+            "{}: too many levels of symbolic links: expected a file or a link to one", path);
     const fs::path target = fs::read_symlink(resolved, error);
     require(!error, "{}: cannot read the symbolic link: {}", path, error.message());
     resolved = target.is_absolute() ? target : resolved.parent_path() / target;

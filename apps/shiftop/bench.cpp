@@ -43,30 +43,13 @@ btt::FftImplementation parse_fft(const std::string& text) {
 // Each of the two arrays of the CPU's bandwidth probe: several times any last-level cache.
 constexpr std::size_t kCpuProbeArrayBytes = std::size_t{512} << 20;
 
-// Host bytes at the run's peak: the bandwidth probe's arrays are freed before the kernels, the
-// plan (and --check's FP64 plan) and the vectors are allocated.
-double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
-                  const btt::PlanOptions& options) {
-  const bool cuda = options.backend == btt::Backend::Cuda;
-  const double probe = cuda ? 0 : 2.0 * static_cast<double>(kCpuProbeArrayBytes);
-  const double output =
-      double_bytes(static_cast<double>(output_blocks(op, shape)) * static_cast<double>(shape.nt));
-  double run = double_bytes(static_cast<double>(shape.kernel_size())) +
-               plan_host_bytes(shape, options) + vector_bytes(shape, op, o.nrhs);
-  if (o.check)
-    run += plan_host_bytes(shape, {.cpu = {.threads = o.threads}}) +
-           static_cast<double>(o.nrhs) * output;
-  if (o.direct) run += output;
-  return std::max(probe, run);
-}
-
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
   const btt::Op op = btt::parse_op(o.op);
   const btt::PlanOptions options = plan_options(o);
   const bool cuda = options.backend == btt::Backend::Cuda;
-  require_available_memory(host_bytes(o, shape, op, options),
+  require_available_memory(host_bytes(o, shape, op, options) + probe_bytes(options.backend),
                            fmt::format("bench: {} on {}", o.op, shape.str()));
   const auto progress = [&](const char* what) {
     if (!o.json) fmt::print(stderr, "[bench] {}...\n", what);
@@ -200,6 +183,23 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
                   .fft_length = o.fft_length,
                   .profile = o.profile,
                   .graphs = o.graphs}};
+}
+
+double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
+                  const btt::PlanOptions& options) {
+  const double output =
+      double_bytes(static_cast<double>(output_blocks(op, shape)) * static_cast<double>(shape.nt));
+  double bytes = double_bytes(static_cast<double>(shape.kernel_size())) +
+                 plan_host_bytes(shape, options) + vector_bytes(shape, op, o.nrhs);
+  if (o.check)
+    bytes += plan_host_bytes(shape, {.cpu = {.threads = o.threads}}) +
+             static_cast<double>(o.nrhs) * output;
+  if (o.direct) bytes += output;
+  return bytes;
+}
+
+double probe_bytes(btt::Backend backend) {
+  return backend == btt::Backend::Cpu ? 2.0 * static_cast<double>(kCpuProbeArrayBytes) : 0;
 }
 
 MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads) {

@@ -25,6 +25,15 @@ struct BenchOptions {
 /// The plan options the flags ask for.
 btt::PlanOptions plan_options(const BenchOptions& o);
 
+/// Host bytes the run needs for the operator `shape` (the whole operator, or a rank's slice):
+/// the kernels, the plan, the vectors, --check's FP64 plan and output, --direct's output
+/// (memory_needs.hpp), checked before anything is allocated.
+double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
+                  const btt::PlanOptions& options);
+
+/// Host bytes of measure_bandwidth's buffers: the CPU probe's two arrays (the GPU's are on it).
+double probe_bytes(btt::Backend backend);
+
 /// The bandwidth that bounds an apply on `backend`: the read bandwidth of the CPU (arrays of 512
 /// MiB, `threads` threads), or the device-to-device copy bandwidth of GPU `device` (1 GiB).
 MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "core/available_memory.hpp"
 #include "core/memory_bandwidth.hpp"
 #include "core/timer.hpp"
 #include "distributed/collective_check.hpp"
@@ -214,6 +215,15 @@ Measurement measure(const distributed::Grid& grid, const Layout& layout,
   const Shape& shape = layout.shape;
   const bool cuda = options.backend == btt::Backend::Cuda;
   Measurement m;
+  // This rank's slice, plus the larger of the bandwidth probe's arrays and the collectives'
+  // probe buffer (--probe-bytes; on the device for CUDA).
+  const Shape local{rows.size(), cols.size(), shape.nt};
+  distributed::run_collectively(grid.comm(), [&] {
+    require_available_memory(
+        host_bytes(o, local, op, options) +
+            std::max(probe_bytes(options.backend), cuda ? 0.0 : static_cast<double>(o.probe_bytes)),
+        fmt::format("bench: {} on the slice {}", o.op, local.str()));
+  });
   progress("creating the plan");
   std::optional<distributed::DistributedPlan> plan;
   {

@@ -12,6 +12,10 @@ shiftop_cli_test(bench_memory ON "bench: F on \\(Nd=100000, Nm=100000, Nt=1000\\
   bench --nd 100000 --nm 100000 --nt 1000)
 shiftop_cli_test(bench_memory_check ON "bench: Fadj on .* needs [0-9]+ bytes .* but only" bench
   --nd 50000 --nm 50000 --nt 2000 --op Fadj --check)
+if(SHIFTOP_ENABLE_MPI)  # on a process grid: the rank's slice and the collectives' probe buffer
+  shiftop_cli_test(bench_grid_probe_memory ON "rank 0: bench: F on the slice \\(Nd=3, Nm=4, Nt=5\\) needs 1000000000[0-9]+ bytes .* but only"
+    bench --grid 1x1 --nd 3 --nm 4 --nt 5 --threads 1 --probe-bytes 1000000000000000)
+endif()
 shiftop_cli_test(tune_memory ON "tune on \\(Nd=100000, Nm=100000, Nt=1000\\) needs [0-9]+ bytes .* but only"
   tune --nd 100000 --nm 100000 --nt 1000)
 # grid: a grid whose last rows or columns own no blocks says so (4 rows for Nd=2; 9 = 3+3+3+0).

@@ -154,7 +154,7 @@ void run(const InfoOptions& o) {
           {{"index", d.index},
            {"name", d.name},
            {"compute_capability",
-            fmt::format("{}.{}", d.compute_capability_major, d.compute_capability_minor)},
+            {{"major", d.compute_capability_major}, {"minor", d.compute_capability_minor}}},
            {"memory_bytes", d.total_memory_bytes},
            {"free_bytes", d.free_memory_bytes},
            {"multiprocessors", d.multiprocessors}});
@@ -168,8 +168,9 @@ void run(const InfoOptions& o) {
   if (o.devices) {
     if (out["cuda_devices"].empty()) fmt::print("no CUDA device visible\n");
     for (const auto& d : out["cuda_devices"])
-      fmt::print("GPU {}: {} (sm {}), {:.1f} GiB\n", d["index"].get<int>(),
-                 d["name"].get<std::string>(), d["compute_capability"].get<std::string>(),
+      fmt::print("GPU {}: {} (sm {}.{}), {:.1f} GiB\n", d["index"].get<int>(),
+                 d["name"].get<std::string>(), d["compute_capability"]["major"].get<int>(),
+                 d["compute_capability"]["minor"].get<int>(),
                  static_cast<double>(d["memory_bytes"].get<std::size_t>()) / (1 << 30));
   }
 }

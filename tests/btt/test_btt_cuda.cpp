@@ -72,7 +72,7 @@ TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   for (Op op : kAllOps)
     ASSERT_EQ(to_string(gpu.choices().of(op).transforms), fused ? "fused" : "cufft");
   plan_test::Reference cpu(a, Backend::Cuda);  // the CPU plan in FP64
-  const index_t counts[] = {1, 3, 16};
+  const index_t counts[] = {1, 3, 16, 17};  // 17: a second group of right-hand sides (max_rhs 16)
   const double worst =
       plan_test::expect_every_op_precision_and_rhs(gpu, a, cpu, counts, 17, 1e-12, testing::kSlack);
   fmt::print("largest error/bound {:.3g}\n", worst);
@@ -83,6 +83,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{{1, 1, 1}, true, GemvImplementation::Fused},
         Case{{1, 1, 1}, false, GemvImplementation::Cublas},
+        // Nd = 1 < Nm, Nm = 1 < Nd and Nt = 1 with several blocks, with either kernel.
+        Case{{1, 4, 7}, true, GemvImplementation::Fused},
+        Case{{1, 4, 7}, false, GemvImplementation::Cublas},
+        Case{{5, 1, 6}, true, GemvImplementation::Cublas},
+        Case{{5, 1, 6}, false, GemvImplementation::Fused},
+        Case{{2, 3, 1}, true, GemvImplementation::Fused},
+        Case{{2, 3, 1}, false, GemvImplementation::Cublas},
         Case{{2, 3, 5}, true, GemvImplementation::Fused},
         Case{{2, 3, 5}, false, GemvImplementation::Cublas},
         Case{{2, 3, 5}, false, GemvImplementation::Fused, 16},

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -33,7 +34,7 @@ class AlignedBuffer {
     void* p = std::aligned_alloc(alignment, bytes);
     require(p != nullptr, "out of host memory: could not allocate {} bytes", bytes);
     if (alignment == kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // a hint; may be refused
-    if constexpr (kPoisonWorkspaces) std::memset(p, kPoisonByte, bytes);
+    if constexpr (kPoisonWorkspaces) poison(static_cast<unsigned char*>(p), bytes, alignment);
     data_.reset(static_cast<T*>(p));
   }
 
@@ -51,6 +52,20 @@ class AlignedBuffer {
   }
 
  private:
+  // Large buffers are filled in a static split over the threads, as their users stream them (F^
+  // by frequency, the bandwidth probe by index), so that each page is first touched by the thread
+  // that reads it and stays on its NUMA node.
+  static void poison(unsigned char* p, std::size_t bytes, std::size_t page) {
+    if (page != kHugePage) {
+      std::memset(p, kPoisonByte, bytes);
+      return;
+    }
+    const auto pages = static_cast<std::int64_t>(bytes / page);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < pages; ++k)
+      std::memset(p + static_cast<std::size_t>(k) * page, kPoisonByte, page);
+  }
+
   struct Free {
     void operator()(T* p) const { std::free(p); }
   };

@@ -3,11 +3,12 @@ FIFOs or directories named as such (a FIFO never blocks a reader), a forgotten v
 swallows the next option nor creates a file named after it, the memory check of `demo` before it
 builds the kernels, and under mpiexec a user error printed once but by the rank that has it."""
 import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+
+from test_mpi_matvec import MPIEXEC, WITH_MPI, mpiexec
 
 SHIFTOP = os.environ.get("SHIFTOP_BIN", "shiftop")
 
@@ -120,17 +121,19 @@ def test_demo_checks_memory_before_building_the_kernels():
     assert "GiB) are available" in err
 
 
-MPIEXEC = shutil.which("mpiexec")
 MPI_ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMP_NUM_THREADS": "1"}
+NO_MPI = pytest.mark.skipif(not WITH_MPI, reason="built without MPI (SHIFTOP_WITH_MPI=0)")
 
 
 def mpi(*args, timeout=60):
-    return subprocess.run([MPIEXEC, "-n", "2", "--oversubscribe", *map(str, args)],
-                          capture_output=True, text=True, env=MPI_ENV, timeout=timeout)
+    """Two ranks; a build with MPI and no mpiexec fails (test_mpi_matvec.py)."""
+    assert MPIEXEC is not None, "shiftop was built with MPI but mpiexec is not on PATH"
+    return subprocess.run([*mpiexec(2), *map(str, args)], capture_output=True, text=True,
+                          env=MPI_ENV, timeout=timeout)
 
 
-@pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec")
+@NO_MPI
 @pytest.mark.parametrize("args,fragment", [
     (("matvec", "--operator", "K.npy", "--input", "nope.npy", "--output", "y.npy"), "nope.npy"),
     (("bench", "--grid", "2x1", "--nd", 5, "--nm", 7, "--nt", 8, "--op", "X", "--threads", 1),
@@ -146,7 +149,7 @@ def test_mpi_user_error_printed_once(files, args, fragment):
     assert not (files / "y.npy").exists()
 
 
-@pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec")
+@NO_MPI
 def test_mpi_error_of_one_rank_is_printed_by_that_rank(files):
     # Rank 1 alone asks for a missing file; rank 0 succeeds. Rank 1 must still say why.
     script = files / "per_rank.sh"

@@ -15,10 +15,11 @@ BackendUnderTest cuda() {
       .timed = {.backend = Backend::Cuda, .planning = Planning::Estimate, .gpu = {.profile = true}},
       .unavailable = [] { return std::string(gpu::device_count() == 0 ? "no CUDA device" : ""); },
       .fp64_scale = 10.0,
-      // The cases' slacks over eq. (6) were measured on the CPU: the GPU rounds in the same
-      // phases (its fused GEMV sums FP32 products in FP64, which only helps), so they apply as
-      // they are. The tests print each case's largest error/bound for checking that.
-      .precision_slack = 1.0};
+      // The cases' slacks over eq. (6) are about 4 times the CPU's largest error/bound. The GPU
+      // rounds in the same phases but with its own FFTs and cuBLAS's summation order: twice the
+      // CPU's slack, which still fails a tenfold loss. The tests print each case's largest
+      // error/bound, the numbers to check this factor against.
+      .precision_slack = 2.0};
 }
 
 SHIFTOP_PLAN_TESTS(Cuda, cuda());

@@ -298,9 +298,11 @@ std::optional<double> check_against_cpu(const distributed::Grid& grid, const Sha
   if (!root) return std::nullopt;
 
   const index_t nt = shape.nt, blocks = output_blocks(op, shape);
-  btt::Plan reference =
-      btt::Plan::create(kernel_slice(shape, {0, shape.nd}, {0, shape.nm}), shape,
-                        {.max_rhs = std::min<index_t>(o.nrhs, 16), .cpu = {.threads = o.threads}});
+  btt::Plan reference = btt::Plan::create(
+      kernel_slice(shape, {0, shape.nd}, {0, shape.nm}), shape,
+      {.max_rhs = std::min<index_t>(o.nrhs, 16),
+       .planning = btt::Planning::Estimate,  // a reference: its speed does not matter
+       .cpu = {.threads = o.threads}});
   const std::vector<double> x = input_slice(shape, op, {0, input_blocks(op, shape)}, o.nrhs);
   std::vector<double> want(static_cast<std::size_t>(o.nrhs * blocks * nt));
   reference.apply(op, x, want, o.nrhs);

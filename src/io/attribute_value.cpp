@@ -50,8 +50,14 @@ std::string attribute_to_string(const AttributeValue& value) {
   if (const auto* real = std::get_if<double>(&value)) return fmt::format("{}", *real);
   if (const auto* integers = std::get_if<std::vector<std::int64_t>>(&value))
     return fmt::format("[{}]", fmt::join(*integers, ", "));
-  if (const auto* reals = std::get_if<std::vector<double>>(&value))
-    return fmt::format("[{}]", fmt::join(*reals, ", "));
+  if (const auto* reals = std::get_if<std::vector<double>>(&value)) {
+    // Element by element: fmt::join over doubles trips GCC 13's -Warray-bounds inside fmt 9's
+    // format_dragon (a false positive that -Werror turns into a failed build).
+    std::string text = "[";
+    for (std::size_t i = 0; i < reals->size(); ++i)
+      text += fmt::format("{}{}", i == 0 ? "" : ", ", (*reals)[i]);
+    return text + "]";
+  }
   return std::get<std::string>(value);
 }
 

@@ -190,9 +190,10 @@ double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
   const double output =
       double_bytes(static_cast<double>(output_blocks(op, shape)) * static_cast<double>(shape.nt));
   double bytes = double_bytes(static_cast<double>(shape.kernel_size())) +
-                 plan_host_bytes(shape, options) + vector_bytes(shape, op, o.nrhs);
+                 static_cast<double>(btt::Plan::host_bytes(shape, options)) +
+                 vector_bytes(shape, op, o.nrhs);
   if (o.check)
-    bytes += plan_host_bytes(shape, {.cpu = {.threads = o.threads}}) +
+    bytes += static_cast<double>(btt::Plan::host_bytes(shape, {.cpu = {.threads = o.threads}})) +
              static_cast<double>(o.nrhs) * output;
   if (o.direct) bytes += output;
   return bytes;

@@ -54,7 +54,7 @@ void compare(const DemoOptions& o, const Model& model, const std::string& headin
   const btt::PlanOptions options{.precision = o.precision, .cpu = {.threads = o.threads}};
   // The kernels, the plan, and m, d and their two results each (the model checks its own state).
   require_available_memory(double_bytes(static_cast<double>(shape.kernel_size())) +
-                               plan_host_bytes(shape, options) +
+                               static_cast<double>(btt::Plan::host_bytes(shape, options)) +
                                3 * vector_bytes(shape, btt::Op::F, 1),
                            fmt::format("demo: {} on {}", o.model, shape.str()));
   say(o, "{}", heading);

@@ -86,7 +86,7 @@ void run(const TuneOptions& o) {
   widest.precision = "DDSDD";
   require_available_memory(
       (o.operator_path.empty() ? double_bytes(static_cast<double>(s.kernel_size())) : 0) +
-          plan_host_bytes(s, widest) + vector_bytes(s, btt::Op::F, 1) +
+          static_cast<double>(btt::Plan::host_bytes(s, widest)) + vector_bytes(s, btt::Op::F, 1) +
           double_bytes(static_cast<double>(std::max(s.nd, s.nm)) * static_cast<double>(s.nt)),
       fmt::format("tune on {}", s.str()));
   if (o.operator_path.empty()) a.first_column = random_values(s.kernel_size(), 1);

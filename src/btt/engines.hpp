@@ -2,6 +2,7 @@
 // headers so that plan.cpp builds with or without the CUDA toolkit.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -19,6 +20,13 @@ struct EngineInputs {
 };
 
 std::unique_ptr<Engine> make_cpu_engine(const EngineInputs& inputs);
+
+/// Plan::host_bytes per backend (options checked, precision parsed): the CPU engine's layout
+/// (btt/cpu/setup.cpp); the GPU engine holds nothing sizeable on the host (btt/cuda/setup.cu).
+std::size_t cpu_host_bytes(const Shape& shape, const PlanOptions& options,
+                           const PrecisionConfig& precision);
+std::size_t cuda_host_bytes(const Shape& shape, const PlanOptions& options,
+                            const PrecisionConfig& precision);
 
 /// Builds the GPU engine on options.gpu.context (or a new context on options.gpu.device); throws
 /// shiftop::Error when shiftop was built without CUDA, there is no such device, or the plan does

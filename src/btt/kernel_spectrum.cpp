@@ -3,17 +3,19 @@
 #include <algorithm>
 
 #include "backend/cpu/fftw_plan.hpp"
-#include "core/aligned_buffer.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::btt {
 
 void compute_kernel_spectrum(std::span<const double> first_column,
                              std::span<const double> first_row, const Shape& shape,
-                             cpu::PlanarSpectrum<double> spectrum, int threads) {
+                             cpu::PlanarSpectrum<double> spectrum, std::span<double> series,
+                             index_t stride, int threads) {
   const index_t nt = shape.nt, L = padded_length(shape), nfreq = frequencies(shape);
-  const index_t stride = static_cast<index_t>(round_up(static_cast<std::size_t>(nfreq), 8));
+  require(stride >= nfreq && series.size() >= static_cast<std::size_t>(shape.nm * 2 * stride),
+          "compute_kernel_spectrum: scratch of {} doubles with stride {} is too small for {}",
+          series.size(), stride, shape.str());
   const double scale = 1.0 / static_cast<double>(L);
-  AlignedBuffer<double> series(static_cast<std::size_t>(shape.nm * 2 * stride));
   const cpu::RealFftBatch<double> fft(L, shape.nm, stride, cpu::FftDirection::RealToComplex,
                                       series.data(), threads, /*measure=*/false);
   // One observation block (a row of kernels) at a time keeps the scratch at Nm series.

@@ -91,6 +91,15 @@ Plan Plan::create_general(std::span<const double> first_column, std::span<const 
               make_engine({first_column, first_row, shape, options, precision}));
 }
 
+std::size_t Plan::host_bytes(const Shape& shape, const PlanOptions& options) {
+  require(shape.nd > 0 && shape.nm > 0 && shape.nt > 0,
+          "invalid operator shape {}: every size must be positive", shape.str());
+  check_options(options, shape);
+  const PrecisionConfig precision = PrecisionConfig::parse(options.precision);
+  return options.backend == Backend::Cuda ? cuda_host_bytes(shape, options, precision)
+                                          : cpu_host_bytes(shape, options, precision);
+}
+
 void Engine::apply_device(Op, const double*, double*, index_t, void*) {
   fail("apply_device needs a plan with Backend::Cuda; this plan runs on the CPU");
 }

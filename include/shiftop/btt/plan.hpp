@@ -148,6 +148,15 @@ class Plan {
                              std::span<const double> first_row, const Shape& shape,
                              const PlanOptions& options = {});
 
+  /// Host bytes a plan made with these options holds at its peak, without making it: on the CPU,
+  /// memory_bytes() of that plan (F^ and its FP32 copy where phase 3 is FP32, the workspaces) plus
+  /// the Nm series F^ is computed through, which are freed before the FP32 copy is made (so this
+  /// bounds the peak from above). On the GPU backend the host part only (none of its own: the
+  /// engine checks the device's free memory when it is created). Does not validate the shape's
+  /// size, so that a caller can refuse an absurd one: the arithmetic saturates at SIZE_MAX.
+  /// Throws shiftop::Error on a size below 1 or on options create would refuse.
+  static std::size_t host_bytes(const Shape& shape, const PlanOptions& options = {});
+
   /// y = op(F) x for `nrhs` vectors stored one after another, each SOTI [blocks][nt].
   /// x holds nrhs*input_blocks(op)*nt values, y nrhs*output_blocks(op)*nt. Vectors are processed
   /// max_rhs at a time (F^ is read once per group). apply uses the plan's workspaces: calls on one

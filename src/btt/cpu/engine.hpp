@@ -18,6 +18,27 @@
 
 namespace shiftop::btt {
 
+/// The CPU engine's sizes for a shape and options, derived here only: the constructor sizes its
+/// buffers from them and Plan::host_bytes adds them up (cpu_host_bytes). Element counts saturate
+/// at SIZE_MAX, so that an absurd shape gives an absurd count instead of a wrapped small one.
+struct CpuLayout {
+  CpuLayout(const Shape& shape, const PlanOptions& options);
+
+  int threads;         // OpenMP and FFTW threads: CpuOptions::threads, or OpenMP's default
+  index_t group;       // right-hand sides per pass: PlanOptions::max_rhs
+  index_t stride;      // complex values per time series in the FFT buffers (>= Nt+1, 64-byte rows)
+  index_t ld_m, ld_d;  // Nm and Nd rounded up to 16 (the SIMD kernels' leading dimensions)
+  index_t chunk;       // blocks per chunk of the vector-side pipeline
+  std::size_t spectrum;  // doubles of F^, planar [w][re|im][Nd][ld_m] (floats of its FP32 copy)
+  std::size_t scratch;   // doubles per thread: [chunk][2*stride]
+  std::size_t spec_m, spec_d;  // doubles of one group's spectra, [w][re|im][group][ld]
+  std::size_t middle;          // doubles of F x or F* x between the halves of F*F / FF*
+  std::size_t series;  // doubles of the Nm series F^ is computed through, freed once it is made
+
+  /// What CpuEngine::memory_bytes() reports for a plan in `precision`, plus the series.
+  std::size_t host_bytes(const PrecisionConfig& precision) const;
+};
+
 class CpuEngine final : public Engine {
  public:
   CpuEngine(std::span<const double> first_column, std::span<const double> first_row,
@@ -30,6 +51,10 @@ class CpuEngine final : public Engine {
   PlanChoices choices() const override;
 
  private:
+  CpuEngine(std::span<const double> first_column, std::span<const double> first_row,
+            const Shape& shape, const PlanOptions& options, const PrecisionConfig& precision,
+            const CpuLayout& layout);
+
   // Single-series transforms (executed by many threads on their own scratch) in one precision.
   template <typename T>
   struct FftwPlans {
@@ -73,7 +98,7 @@ class CpuEngine final : public Engine {
   int threads_;
   bool measure_;
   index_t group_size_;  // right-hand sides per pass: PlanOptions::max_rhs
-  index_t stride_;      // complex values per time series in the FFT buffers (>= Nt+1, 64-byte rows)
+  index_t stride_;      // CpuLayout::stride
   index_t ld_m_, ld_d_;
   index_t chunk_;  // blocks per chunk of the vector-side pipeline
 

@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 
 #include "backend/cpu/cast.hpp"
 #include "btt/cpu/engine.hpp"
@@ -12,42 +14,101 @@
 namespace shiftop::btt {
 namespace {
 
-// Blocks per chunk of the vector-side pipeline: about 512 kB of padded FP64 series, which stay
-// in a core's L2 between padding, FFT and reordering; a multiple of 8 so that each frequency's
-// reordered run fills whole cache lines.
+constexpr std::size_t kSaturated = std::numeric_limits<std::size_t>::max();
+
+// Saturating products and sums of sizes: an absurd shape gives SIZE_MAX, not a wrapped count.
+std::size_t times(std::size_t a, std::size_t b) {
+  std::size_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? kSaturated : product;
+}
+
+template <typename... Sizes>
+std::size_t times(std::size_t a, std::size_t b, Sizes... rest) {
+  return times(times(a, b), rest...);
+}
+
+std::size_t plus(std::size_t a, std::size_t b) {
+  std::size_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? kSaturated : sum;
+}
+
+std::size_t size(index_t n) {
+  return static_cast<std::size_t>(n);
+}
+
+// Blocks per chunk of the vector-side pipeline: about 512 kB of padded FP64 series (2*stride
+// doubles each), which stay in a core's L2 between padding, FFT and reordering; a multiple of 8
+// so that each frequency's reordered run fills whole cache lines.
 index_t chunk_blocks(index_t complex_stride) {
-  const index_t fit = (index_t{512} << 10) / (2 * complex_stride * 8);
+  const index_t fit = (index_t{512} << 10) / (2 * 8) / complex_stride;
   return std::clamp<index_t>(fit / 8 * 8, 8, 64);
 }
 
 index_t padded(index_t n) {
-  return static_cast<index_t>(round_up(static_cast<std::size_t>(n), 16));
+  return static_cast<index_t>(round_up(size(n), 16));
 }
 
 }  // namespace
 
+CpuLayout::CpuLayout(const Shape& shape, const PlanOptions& options)
+    : threads(options.cpu.threads > 0 ? options.cpu.threads : omp_get_max_threads()),
+      group(options.max_rhs),
+      stride(static_cast<index_t>(round_up(size(frequencies(shape)), 8))),
+      ld_m(padded(shape.nm)),
+      ld_d(padded(shape.nd)),
+      chunk(chunk_blocks(stride)) {
+  const std::size_t nfreq = size(frequencies(shape));
+  spectrum = times(nfreq, 2, size(shape.nd), size(ld_m));
+  scratch = times(size(chunk), 2, size(stride));
+  spec_m = times(nfreq, 2, size(group), size(ld_m));
+  spec_d = times(nfreq, 2, size(group), size(ld_d));
+  middle = times(size(group), size(std::max(shape.nd, shape.nm)), size(shape.nt));
+  series = times(size(shape.nm), 2, size(stride));
+}
+
+std::size_t CpuLayout::host_bytes(const PrecisionConfig& precision) const {
+  const std::size_t fp32_copy =
+      precision[Phase::Gemv] == Precision::Single ? times(spectrum, sizeof(float)) : 0;
+  std::size_t doubles = spectrum;
+  for (std::size_t count : {times(size(threads), scratch), spec_m, spec_d, middle, series})
+    doubles = plus(doubles, count);
+  return plus(times(doubles, sizeof(double)), fp32_copy);
+}
+
+std::size_t cpu_host_bytes(const Shape& shape, const PlanOptions& options,
+                           const PrecisionConfig& precision) {
+  return CpuLayout(shape, options).host_bytes(precision);
+}
+
 CpuEngine::CpuEngine(std::span<const double> first_column, std::span<const double> first_row,
                      const Shape& shape, const PlanOptions& options,
                      const PrecisionConfig& precision)
+    : CpuEngine(first_column, first_row, shape, options, precision, CpuLayout(shape, options)) {}
+
+CpuEngine::CpuEngine(std::span<const double> first_column, std::span<const double> first_row,
+                     const Shape& shape, const PlanOptions& options,
+                     const PrecisionConfig& precision, const CpuLayout& layout)
     : shape_(shape),
-      threads_(options.cpu.threads > 0 ? options.cpu.threads : omp_get_max_threads()),
+      threads_(layout.threads),
       measure_(options.planning == Planning::Measure),
-      group_size_(options.max_rhs),
-      stride_(static_cast<index_t>(round_up(static_cast<std::size_t>(frequencies(shape)), 8))),
-      ld_m_(padded(shape.nm)),
-      ld_d_(padded(shape.nd)),
-      chunk_(chunk_blocks(stride_)) {
-  const auto nfreq = static_cast<std::size_t>(frequencies(shape));
-  spectrum64_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(shape.nd * ld_m_));
+      group_size_(layout.group),
+      stride_(layout.stride),
+      ld_m_(layout.ld_m),
+      ld_d_(layout.ld_d),
+      chunk_(layout.chunk) {
+  spectrum64_ = AlignedBuffer<double>(layout.spectrum);
   for (int t = 0; t < threads_; ++t)
-    scratch_.emplace_back(static_cast<std::size_t>(chunk_ * 2 * stride_));
-  thread_times_.resize(static_cast<std::size_t>(threads_));
-  spec_m_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(group_size_ * ld_m_));
-  spec_d_ = AlignedBuffer<double>(nfreq * 2 * static_cast<std::size_t>(group_size_ * ld_d_));
-  middle_ = AlignedBuffer<double>(
-      static_cast<std::size_t>(group_size_ * std::max(shape.nd, shape.nm) * shape.nt));
-  compute_kernel_spectrum(first_column, first_row, shape, {spectrum64_.data(), shape.nd, ld_m_},
-                          threads_);
+    scratch_.emplace_back(layout.scratch);
+  thread_times_.resize(size(threads_));
+  spec_m_ = AlignedBuffer<double>(layout.spec_m);
+  spec_d_ = AlignedBuffer<double>(layout.spec_d);
+  middle_ = AlignedBuffer<double>(layout.middle);
+  {
+    // Freed before set_precision makes F^'s FP32 copy.
+    AlignedBuffer<double> series(layout.series);
+    compute_kernel_spectrum(first_column, first_row, shape, {spectrum64_.data(), shape.nd, ld_m_},
+                            {series.data(), series.size()}, stride_, threads_);
+  }
   set_precision(precision);
 }
 

@@ -231,6 +231,12 @@ void CudaEngine::set_gemv(GemvImplementation gemv) {
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 
+std::size_t cuda_host_bytes(const Shape&, const PlanOptions&, const PrecisionConfig&) {
+  // F^, the workspaces and the staging vectors are all device memory (allocate, sized against
+  // cudaMemGetInfo above); the host holds only plan handles and choices.
+  return 0;
+}
+
 std::unique_ptr<Engine> make_cuda_engine(const EngineInputs& in) {
   return std::make_unique<CudaEngine>(in.first_column, in.first_row, in.shape, in.options,
                                       in.precision);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <string>
@@ -43,17 +44,21 @@ void add_device_option(CLI::App* cmd, int& device) {
 }
 
 int max_threads() {
-  return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+    return CPU_COUNT(&allowed);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 void add_threads_option(CLI::App* cmd, int& threads) {
-  const int hardware = max_threads() / 4;
+  const int hardware = max_threads();
   add_count_option(cmd, "--threads", threads,
-                   fmt::format("CPU threads (0: all {}; at most {})", hardware, max_threads()),
-                   integer_between(0, max_threads(),
-                                   fmt::format("between 0 (all {} hardware threads) and {} (4x "
-                                               "the hardware threads)",
-                                               hardware, max_threads())));
+                   fmt::format("CPU threads (0: all; at most the {} hardware threads)", hardware),
+                   integer_between(0, hardware,
+                                   fmt::format("between 0 (all) and {}, the hardware threads this "
+                                               "process may run on",
+                                               hardware)));
 }
 
 void add_json_flag(CLI::App* cmd, bool& json) {
@@ -61,15 +66,24 @@ void add_json_flag(CLI::App* cmd, bool& json) {
 }
 
 void refuse_options_as_values(CLI::App& app) {
-  // A transform runs before the option's other validators, so that "--threads --json" is refused
-  // as a swallowed option rather than as a bad number; the empty description keeps --help as is.
-  const CLI::Validator not_an_option(
-      [](std::string& text) -> std::string {
-        if (text.starts_with("--")) return "expected a value, got the option '" + text + "'";
-        return {};
-      },
-      "");
   for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; })) {
+    // Any "--word", and the command's own short options ("-o"): negative numbers and "-" still
+    // reach the option's own check.
+    std::vector<std::string> short_names;
+    for (const CLI::Option* option : cmd->get_options())
+      for (const std::string& name : option->get_snames())
+        short_names.push_back("-" + name);
+    // A transform runs before the option's other validators, so that "--threads --json" is
+    // refused as a swallowed option rather than as a bad number; the empty description keeps
+    // --help as is.
+    const CLI::Validator not_an_option(
+        [short_names](std::string& text) -> std::string {
+          if (text.starts_with("--") ||
+              std::find(short_names.begin(), short_names.end(), text) != short_names.end())
+            return "expected a value, got the option '" + text + "'";
+          return {};
+        },
+        "");
     for (CLI::Option* option : cmd->get_options())
       if (option->nonpositional() && option->get_type_size_max() > 0)
         option->transform(not_an_option);
@@ -79,9 +93,17 @@ void refuse_options_as_values(CLI::App& app) {
 
 void require_known_subcommand(const CLI::App& app, int argc, const char* const* argv) {
   // The top-level options (--help, --version) take no value, so the first word that is not an
-  // option is the subcommand.
+  // option is the subcommand; any other option before it belongs to a subcommand.
   const auto first =
       std::find_if(argv + 1, argv + argc, [](const char* word) { return word[0] != '-'; });
+  for (const char* const* word = argv + 1; word != first; ++word) {
+    const std::string option = std::string(*word).substr(0, std::string(*word).find('='));
+    if (app.get_option_no_throw(option) == nullptr)
+      throw CLI::ExtrasError(fmt::format("'{}' is not an option of shiftop itself: options follow "
+                                         "the subcommand (shiftop SUBCOMMAND {} ...)",
+                                         *word, *word),
+                             CLI::ExitCodes::ExtrasError);
+  }
   if (first == argv + argc) return;
   std::vector<std::string> names;
   for (const CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; }))

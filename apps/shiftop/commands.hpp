@@ -50,9 +50,10 @@ inline constexpr const char* kBackendNames = "cpu or cuda";
 /// device (0)").
 btt::Backend parse_backend(const std::string& text, int device = 0);
 
-/// The most --threads accepts: 4x the hardware threads. More only oversubscribes the cores
-/// (OpenMP's waiting threads make a small apply tens of times slower already at 4x), and around
-/// 10^5 threads libgomp crashes instead of failing.
+/// The most --threads accepts: the hardware threads this process may run on (its CPU affinity
+/// mask). More only oversubscribes the cores: on 2 cores a 2x3x4 apply took 0.007 ms with 2
+/// threads, 0.21 ms with 4 and 0.35 ms with 8 (bench/NOTES.md), and around 10^5 threads libgomp
+/// crashes instead of failing.
 int max_threads();
 
 /// --backend (the backend's name, parsed by parse_backend), --device (the GPU), --threads (CPU

@@ -113,8 +113,17 @@ Run::Run() = default;
 Run::~Run() = default;
 
 int Run::finish(const Outcome& outcome) {
+  // Without MPI the processes cannot agree on who prints: each prints its own error, so that an
+  // error of one rank alone is never lost.
   const int rank = launcher_rank();
-  if (outcome.status != 0 && (outcome.internal || rank <= 0)) print(outcome, rank);
+  if (outcome.status == 0) return 0;
+  if (outcome.internal || rank <= 0)
+    print(outcome, rank);
+  else
+    print({.status = outcome.status,
+           .message = fmt::format("rank {}: {}", rank, outcome.message),
+           .internal = false},
+          rank);
   return outcome.status;
 }
 #endif

@@ -82,6 +82,24 @@ def test_every_option_with_a_value_refuses_an_option(tmp_path, args, option):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("args", [
+    ("-o", "F.h5", "--truth", "-o"),  # would write the truth to a file named '-o'
+    ("--truth", "-o", "F.h5"),  # would say "--output is required"
+])
+def test_a_short_option_is_not_swallowed_either(tmp_path, args):
+    out = shiftop("model", "heat2d", "--grid", 8, "--sources", 2, "--sensors", 1, "--nt", 4, *args,
+                  cwd=tmp_path)
+    refused(out, "--truth: expected a value, got the option '-o'", status=105)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("word", ["--threads", "--threads=3", "-j"])
+def test_a_subcommand_option_before_the_subcommand_is_named(word):
+    out = shiftop(word, "3", "matvec")
+    refused(out, f"'{word}' is not an option of shiftop itself: options follow the subcommand",
+            status=109)
+
+
 @pytest.mark.parametrize("args,fragment", [
     (("model", "heat2d", "--grid", 8, "--sources", 2, "--sensors", 1, "--nt", 4, "-o", "F.h5",
       "--noise", "-1"), "--noise: expected a non-negative number, got -1"),
@@ -96,11 +114,21 @@ def test_grid_that_uses_every_rank_gives_no_warning():
     assert out.returncode == 0 and out.stderr == "" and '"idle_ranks":0' in out.stdout, out
 
 
-@pytest.mark.parametrize("threads", [100000, 10**9, 2**31, -2])
+HARDWARE_THREADS = len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("threads", [HARDWARE_THREADS + 1, 100000, 10**9, 2**31, -2])
 def test_threads_beyond_the_limit_are_refused(tmp_path, threads):
     out = shiftop("bench", "--nd", 2, "--nm", 3, "--nt", 4, "--threads", threads, "--reps", 1)
-    refused(out, f"--threads: must be between 0 (all", status=105)
+    refused(out, f"--threads: must be between 0 (all) and {HARDWARE_THREADS}, the hardware threads",
+            status=105)
     assert f"got '{threads}'" in out.stderr
+
+
+def test_threads_up_to_the_hardware_threads_run():
+    out = shiftop("bench", "--nd", 2, "--nm", 3, "--nt", 4, "--threads", HARDWARE_THREADS,
+                  "--reps", 1, "--estimate")
+    assert out.returncode == 0, out
 
 
 def available_bytes():

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "io/fftmatvec_format.hpp"
 #include "io/file_identity.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
@@ -12,26 +13,32 @@ namespace {
 
 constexpr std::string_view kStandardStream = "-";
 
-// Refuses `output` if it is `other` (an input or an earlier output), lies inside it or contains it.
-void check_distinct(const OutputPath& output, const NamedPath& other, std::string_view expected) {
-  const char* relation = nullptr;
-  switch (io::overlap(output.path, other.path)) {
-    case io::Overlap::None:
-      return;
-    case io::Overlap::Same:
-      relation = "is the same file as";
-      break;
-    case io::Overlap::Inside:
-      // A new file inside an input directory replaces nothing that is read.
-      if (std::error_code error; !std::filesystem::exists(output.path, error)) return;
-      relation = "lies inside";
-      break;
-    case io::Overlap::Contains:
-      relation = "contains";
-      break;
-  }
+void refuse_overlap(const OutputPath& output, const NamedPath& other, io::Overlap overlap,
+                    std::string_view expected) {
+  const char* relation = overlap == io::Overlap::Same     ? "is the same file as"
+                         : overlap == io::Overlap::Inside ? "lies inside"
+                                                          : "contains";
   fail("{} '{}' {} {} '{}': expected {}", output.option, output.path, relation, other.option,
        other.path, expected);
+}
+
+// Refuses `output` if it is the input `other`, lies inside it or contains it (by file identity).
+// A new file inside an input directory replaces nothing that is read, and is allowed.
+void check_distinct_from_input(const OutputPath& output, const NamedPath& input) {
+  const io::Overlap overlap = io::overlap(output.path, input.path);
+  if (overlap == io::Overlap::None) return;
+  if (std::error_code error;
+      overlap == io::Overlap::Inside && !std::filesystem::exists(output.path, error))
+    return;
+  refuse_overlap(output, input, overlap, "a different output path");
+}
+
+// Refuses `output` if it is at or below the earlier output `other`, or `other` below it, whatever
+// is on disk now: one output may create the directory the other lies in, or replace it.
+void check_distinct_from_output(const OutputPath& output, const NamedPath& other) {
+  const io::Overlap overlap = io::path_overlap(output.path, other.path);
+  if (overlap != io::Overlap::None)
+    refuse_overlap(output, other, overlap, "a different path for each output, none inside another");
 }
 
 }  // namespace
@@ -64,15 +71,20 @@ void check_paths(const std::vector<NamedPath>& inputs, const std::vector<OutputP
             "{} '-': only .npy is written to standard output: expected --output-format npy or a "
             "file name",
             output.option);
+    // "out/" names a directory, which AtomicOutput would write as the file "out".
+    require(output.kind == io::AtomicOutput::Kind::Directory || !output.path.ends_with('/'),
+            "{} '{}': ends in '/', which names a directory: expected a file name", output.option,
+            output.path);
     if (output.path != kStandardStream) {
       for (const NamedPath& input : inputs)
-        if (!input.path.empty()) check_distinct(output, input, "a different output path");
+        if (!input.path.empty()) check_distinct_from_input(output, input);
       for (const NamedPath& other : earlier)
-        check_distinct(output, other, "a different path for each output");
+        check_distinct_from_output(output, other);
     }
     try {
-      // "binary" is the only entry of the one directory format written (FFTMatvec's).
-      io::check_output_path(output.path, output.kind, "binary");
+      // The one directory format written is FFTMatvec's: replaced only if shiftop could have
+      // written it, as its writer checks again.
+      io::check_output_path(output.path, output.kind, io::fftmatvec::check_replaceable);
     } catch (const Error& e) {
       fail("{}: {}", output.option, e.what());
     }

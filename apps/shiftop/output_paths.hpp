@@ -1,5 +1,7 @@
 // The checks every subcommand makes on its file names before any long work: no output is one of
-// the command's inputs or another output (by file identity, io/file_identity.hpp), every output
+// the command's inputs (by file identity, io/file_identity.hpp; a new file inside an input
+// directory is allowed), no output is at or below another (by identity and by canonical spelling,
+// whatever exists now), no file output ends in '/', every output
 // can be written as its format needs (io::check_output_path), and "-" is standard output only
 // where a command streams .npy there; standard input is never read.
 #pragma once
@@ -26,7 +28,7 @@ struct OutputPath {
   io::AtomicOutput::Kind kind = io::AtomicOutput::Kind::File;
 };
 
-/// How a file of `format` is written (a Directory's only entry is "binary/": FFTMatvec).
+/// How a file of `format` is written (the one Directory format is FFTMatvec's).
 io::AtomicOutput::Kind output_kind(io::OperatorFormat format);
 io::AtomicOutput::Kind output_kind(io::VectorFormat format);
 

@@ -33,11 +33,9 @@ std::string errno_message() {
   return std::generic_category().message(errno);
 }
 
-// "out/" names the directory "out".
+// "out/" names the directory "out" (only a Directory is named so: check_output_path).
 fs::path without_trailing_slash(const std::string& target) {
-  fs::path path(target);
-  while (!path.empty() && path.filename().empty())
-    path = path.parent_path();
+  const std::string path = without_trailing_slashes(target);
   require(!path.empty(), "'{}': expected a file or directory name to write", target);
   return path;
 }
@@ -54,26 +52,25 @@ const char* special_file(const std::string& target) {
   return nullptr;
 }
 
-// A directory is replaced only if AtomicOutput could have written it: one holding only `entry`.
-void check_replaceable(const fs::path& resolved, const std::string& entry,
+// A directory is replaced only if `replaceable` accepts it: one the writer could have written.
+void check_replaceable(const fs::path& resolved, const AtomicOutput::Replaceable& replaceable,
                        const std::string& target) {
   std::error_code error;
   if (!fs::exists(fs::symlink_status(resolved, error))) return;
-  bool replaceable = fs::is_directory(resolved, error) && !entry.empty();
-  if (replaceable) {
-    for (const auto& child : fs::directory_iterator(resolved, error))
-      replaceable = replaceable && child.path().filename() == entry;
-  }
-  require(replaceable && !error,
-          "{}: already exists and is not a directory holding only '{}/': expected a new path "
-          "(shiftop replaces only a directory it could have written)",
-          target, entry);
+  require(fs::is_directory(resolved, error) && !error,
+          "{}: already exists and is not a directory: expected a new path or a directory shiftop "
+          "wrote (it replaces only those)",
+          target);
+  require(static_cast<bool>(replaceable),
+          "{}: is an existing directory: expected a new path (shiftop does not replace it)",
+          target);
+  replaceable(resolved.string());
 }
 
 }  // namespace
 
 void check_output_path(const std::string& target, AtomicOutput::Kind kind,
-                       const std::string& replaceable_entry) {
+                       const AtomicOutput::Replaceable& replaceable) {
   using Kind = AtomicOutput::Kind;
   if (target == kStandardOutput) {
     require(kind == Kind::Stream,
@@ -81,6 +78,8 @@ void check_output_path(const std::string& target, AtomicOutput::Kind kind,
             "file name (only .npy streams to standard output)");
     return;
   }
+  require(kind == Kind::Directory || target.empty() || target.back() != '/',
+          "{}: ends in '/', which names a directory: expected a file name", target);
   const fs::path path = without_trailing_slash(target);
   if (const char* special = special_file(path.string())) {
     require(kind == Kind::Stream,
@@ -102,14 +101,14 @@ void check_output_path(const std::string& target, AtomicOutput::Kind kind,
   require(::access(parent.c_str(), W_OK | X_OK) == 0, "{}: cannot write in directory '{}': {}",
           target, parent.string(), errno_message());
   if (kind == Kind::Directory)
-    check_replaceable(resolved, replaceable_entry, target);
+    check_replaceable(resolved, replaceable, target);
   else
     require(!fs::is_directory(resolved, error), "{}: is a directory: expected a file name", target);
 }
 
-AtomicOutput::AtomicOutput(std::string target, Kind kind, std::string replaceable_entry)
-    : target_(std::move(target)), kind_(kind), replaceable_entry_(std::move(replaceable_entry)) {
-  check_output_path(target_, kind_, replaceable_entry_);
+AtomicOutput::AtomicOutput(std::string target, Kind kind, Replaceable replaceable)
+    : target_(std::move(target)), kind_(kind), replaceable_(std::move(replaceable)) {
+  check_output_path(target_, kind_, replaceable_);
   if (target_ != kStandardOutput) target_ = without_trailing_slash(target_).string();
   direct_ = target_ == kStandardOutput || special_file(target_) != nullptr;
   if (direct_) {
@@ -162,7 +161,7 @@ void AtomicOutput::commit() {
     committed_ = true;
     return;
   }
-  check_replaceable(resolved_, replaceable_entry_, target_);
+  check_replaceable(resolved_, replaceable_, target_);
   std::error_code error;
   std::string previous;
   if (fs::exists(resolved_, error)) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace shiftop::io {
@@ -18,10 +19,15 @@ class AtomicOutput {
   /// directory tree (FFTMatvec matrix).
   enum class Kind { File, Stream, Directory };
 
+  /// For a Directory: called with an existing directory at the target (its links followed);
+  /// returns normally only if the writer could have written it, and so it may be replaced, else
+  /// throws shiftop::Error, one line naming what is unexpected. None: never replace a directory.
+  using Replaceable = std::function<void(const std::string& directory)>;
+
   /// Reserves a fresh temporary name in the directory of `target` (after following its links),
   /// after check_output_path(). For a File or Stream nothing is created yet (the writer creates
   /// it, exclusively); for a Directory the temporary directory is created.
-  AtomicOutput(std::string target, Kind kind, std::string replaceable_entry = {});
+  AtomicOutput(std::string target, Kind kind, Replaceable replaceable = {});
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
   /// Removes the temporary file or directory (recursively) unless commit() succeeded.
@@ -44,16 +50,17 @@ class AtomicOutput {
   std::string resolved_;  // target_ with its symbolic links followed: what commit() replaces
   std::string temporary_;
   Kind kind_;
-  std::string replaceable_entry_;
+  Replaceable replaceable_;
   bool direct_ = false;  // written in place: a FIFO, a device or standard output
   bool committed_ = false;
 };
 
-/// Throws shiftop::Error unless `target` can be written as `kind`: its directory exists and is
-/// writable; it is not a directory (unless `kind` is Directory and it is one AtomicOutput could
-/// have written, holding only `replaceable_entry`); it is a FIFO, a device or "-" only for a
-/// Stream. Cheap: the tool calls it for every output before any long work.
+/// Throws shiftop::Error unless `target` can be written as `kind`: a File or Stream is not named
+/// with a trailing '/' (which names a directory); its directory exists and is writable; it is not
+/// a directory (unless `kind` is Directory and `replaceable` accepts it: "out/" names the
+/// directory "out"); it is a FIFO, a device or "-" only for a Stream. Cheap: the tool calls it
+/// for every output before any long work.
 void check_output_path(const std::string& target, AtomicOutput::Kind kind,
-                       const std::string& replaceable_entry = {});
+                       const AtomicOutput::Replaceable& replaceable = {});
 
 }  // namespace shiftop::io

@@ -12,7 +12,9 @@
 #include <fstream>
 #include <optional>
 #include <span>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "core/available_memory.hpp"
 #include "io/atomic_output.hpp"
@@ -319,10 +321,61 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
   return op;
 }
 
+// Whether `relative` (below the matrix directory) is block row r < Nd of `meta`'s files.
+bool names_block_row(const MetaAdj& meta, const std::string& relative) {
+  const std::string head = "binary/" + meta.prefix;
+  if (!relative.starts_with(head) || !relative.ends_with(meta.extension)) return false;
+  if (relative.size() < head.size() + meta.extension.size()) return false;
+  const std::string_view digits = std::string_view(relative).substr(
+      head.size(), relative.size() - head.size() - meta.extension.size());
+  index_t row = -1;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), row);
+  return error == std::errc{} && end == digits.data() + digits.size() && row >= 0 &&
+         row < meta.nd && block_row_path(meta, row) == relative;
+}
+
+}  // namespace
+
+void check_replaceable(const std::string& dir) {
+  const auto refuse = [&](const std::string& why) {
+    fail(
+        "{}: already exists and is not a directory holding only 'binary/' as shiftop writes it "
+        "(binary/meta_adj and the block rows it names, nothing else): {}: expected a new path "
+        "(shiftop replaces only a directory it could have written)",
+        dir, why);
+  };
+  MetaAdj meta;
+  try {
+    meta = read_meta(dir);
+  } catch (const Error& e) {
+    refuse(fmt::format("binary/meta_adj is missing or not one shiftop writes ({})", e.what()));
+  }
+  // binary/ and the directories of the block rows' prefix ("adj/" of "adj/vec_").
+  std::vector<std::string> directories;
+  for (fs::path up = fs::path(block_row_path(meta, 0)).parent_path(); !up.empty();
+       up = up.parent_path())
+    directories.push_back(up.string());
+  std::error_code error;
+  fs::recursive_directory_iterator entry(dir, error), end;
+  for (; !error && entry != end; entry.increment(error)) {
+    const std::string relative = entry->path().lexically_relative(dir).string();
+    const fs::file_status status = entry->symlink_status(error);
+    const bool expected =
+        fs::is_directory(status)
+            ? std::find(directories.begin(), directories.end(), relative) != directories.end()
+            : fs::is_regular_file(status) &&
+                  (relative == "binary/meta_adj" || names_block_row(meta, relative));
+    if (!expected) refuse(fmt::format("it holds '{}'", relative));
+  }
+  if (error) refuse(fmt::format("it cannot be listed: {}", error.message()));
+}
+
+namespace {
+
 void write_operator(const std::string& dir, const OperatorData& op) {
   require_triangular(op, dir, "an FFTMatvec directory holds a", "this operator is general");
   const MetaAdj meta = meta_for(op, dir);
-  AtomicOutput output(dir, AtomicOutput::Kind::Directory, "binary");
+  AtomicOutput output(dir, AtomicOutput::Kind::Directory, check_replaceable);
   const fs::path binary = fs::path(output.path()) / "binary";
   std::error_code error;
   fs::create_directories((fs::path(output.path()) / block_row_path(meta, 0)).parent_path(), error);

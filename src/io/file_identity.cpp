@@ -30,7 +30,7 @@ std::optional<Identity> identity(const fs::path& path) {
 // The absolute, link-free spelling of `path`, which need not exist.
 fs::path canonical_spelling(const std::string& path) {
   std::error_code error;
-  const fs::path absolute = fs::absolute(resolve_links(path), error);
+  const fs::path absolute = fs::absolute(resolve_links(without_trailing_slashes(path)), error);
   const fs::path canonical = fs::weakly_canonical(absolute, error);
   return error ? absolute.lexically_normal() : canonical;
 }
@@ -63,12 +63,37 @@ fs::path resolve_links(const std::string& path) {
   return resolved;
 }
 
-Overlap overlap(const std::string& a, const std::string& b) {
+std::string without_trailing_slashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/')
+    path.pop_back();
+  return path;
+}
+
+Overlap overlap(const std::string& a_spelled, const std::string& b_spelled) {
+  // "m.npy/" fails to stat where "m.npy" does not: compare the names, not the spellings.
+  const std::string a = without_trailing_slashes(a_spelled),
+                    b = without_trailing_slashes(b_spelled);
   const std::optional<Identity> first = identity(a), second = identity(b);
   if (first && second && *first == *second) return Overlap::Same;
   if (!first && !second && canonical_spelling(a) == canonical_spelling(b)) return Overlap::Same;
   if (lies_inside(a, b)) return Overlap::Inside;
   if (lies_inside(b, a)) return Overlap::Contains;
+  return Overlap::None;
+}
+
+Overlap path_overlap(const std::string& a, const std::string& b) {
+  if (const Overlap by_identity = overlap(a, b); by_identity != Overlap::None) return by_identity;
+  const fs::path first = canonical_spelling(a), second = canonical_spelling(b);
+  if (first == second) return Overlap::Same;
+  // Whether `inner` is `outer` followed by more components.
+  const auto below = [](const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+      if (i == inner.end() || *i != *o) return false;
+    return i != inner.end();
+  };
+  if (below(first, second)) return Overlap::Inside;
+  if (below(second, first)) return Overlap::Contains;
   return Overlap::None;
 }
 

@@ -19,8 +19,18 @@ enum class Overlap {
   Contains,  // the second lies inside the first, a directory
 };
 
-/// How the files or directories `a` and `b` overlap. Paths that do not exist are compared by the
-/// canonical path of their resolved parent plus their name (two spellings of one new path).
+/// `path` without its trailing slashes ("out/" names "out"; "/" stays "/").
+std::string without_trailing_slashes(std::string path);
+
+/// How the files or directories `a` and `b` overlap (trailing slashes ignored: "F/" is "F").
+/// Paths that do not exist are compared by the canonical path of their resolved parent plus their
+/// name (two spellings of one new path); Inside and Contains need the outer directory to exist.
 Overlap overlap(const std::string& a, const std::string& b);
+
+/// How `a` and `b` overlap whatever exists now: overlap() by file identity, else by spelling
+/// (the canonical path of the resolved parent plus the name), so that a path below `b` is Inside
+/// it even when `b` is not a directory yet. For two outputs, one of which may create the other's
+/// directory.
+Overlap path_overlap(const std::string& a, const std::string& b);
 
 }  // namespace shiftop::io

@@ -14,6 +14,8 @@
 #include <iterator>
 #include <thread>
 
+#include "io/fftmatvec_format.hpp"
+#include "io/fftmatvec_meta.hpp"
 #include "io/temporaries.hpp"
 #include "support/io_test_support.hpp"
 
@@ -27,6 +29,13 @@ namespace fs = std::filesystem;
 using Kind = AtomicOutput::Kind;
 
 class AtomicOutputTest : public shiftop::testing::TempDirTest {};
+
+// A directory replaceable when it holds nothing but "binary/" (a stand-in for a writer's check).
+void only_binary(const std::string& dir) {
+  for (const auto& child : fs::directory_iterator(dir))
+    require(child.path().filename() == "binary", "{}: holds '{}'", dir,
+            child.path().filename().string());
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -89,9 +98,9 @@ TEST_F(AtomicOutputTest, AStreamWritesADeviceDirectly) {
 TEST_F(AtomicOutputTest, FormatsThatSeekRefuseSpecialFilesAndStandardOutput) {
   ASSERT_EQ(::mkfifo(path("pipe").c_str(), 0600), 0);
   for (const Kind kind : {Kind::File, Kind::Directory}) {
-    EXPECT_TRUE(contains(error_of([&] { AtomicOutput(path("pipe"), kind, "binary"); }),
+    EXPECT_TRUE(contains(error_of([&] { AtomicOutput(path("pipe"), kind, only_binary); }),
                          "pipe: is a FIFO: expected a regular file or a new path"));
-    EXPECT_TRUE(contains(error_of([&] { AtomicOutput("/dev/null", kind, "binary"); }),
+    EXPECT_TRUE(contains(error_of([&] { AtomicOutput("/dev/null", kind, only_binary); }),
                          "/dev/null: is a character device"));
     EXPECT_TRUE(contains(error_of([&] { check_output_path("-", kind); }),
                          "'-' (standard output): this format needs a regular file"));
@@ -105,7 +114,7 @@ TEST_F(AtomicOutputTest, ChecksTheDirectoryAndTheTargetBeforeAnyWork) {
   fs::create_directories(path("dir/binary"));
   fs::create_directories(path("other/stuff"));
   const auto message = [&](const std::string& target, Kind kind) {
-    return error_of([&] { check_output_path(target, kind, "binary"); });
+    return error_of([&] { check_output_path(target, kind, only_binary); });
   };
   EXPECT_TRUE(contains(message(path("none/y.h5"), Kind::File),
                        fmt::format("directory '{}' does not exist", path("none"))));
@@ -113,8 +122,8 @@ TEST_F(AtomicOutputTest, ChecksTheDirectoryAndTheTargetBeforeAnyWork) {
                        fmt::format("'{}' is not a directory", path("file"))));
   EXPECT_TRUE(contains(message(path("dir"), Kind::File), "is a directory: expected a file name"));
   EXPECT_TRUE(contains(message(path("dir"), Kind::Stream), "is a directory"));
-  EXPECT_TRUE(contains(message(path("other"), Kind::Directory), "not a directory holding only"));
-  EXPECT_TRUE(contains(message(path("file"), Kind::Directory), "not a directory holding only"));
+  EXPECT_TRUE(contains(message(path("other"), Kind::Directory), "holds 'stuff'"));
+  EXPECT_TRUE(contains(message(path("file"), Kind::Directory), "already exists and is not a dir"));
   EXPECT_EQ(message(path("dir"), Kind::Directory), "no error");
   EXPECT_EQ(message(path("file"), Kind::File), "no error");
   EXPECT_EQ(message(path("new.h5"), Kind::File), "no error");
@@ -128,13 +137,93 @@ TEST_F(AtomicOutputTest, ChecksTheDirectoryAndTheTargetBeforeAnyWork) {
       << "nothing created";
 }
 
+TEST_F(AtomicOutputTest, AFileNameEndingInASlashIsRefused) {
+  // "y.npy/" once passed, and was then written as "y.npy": whatever was there, replaced.
+  write_text(path("y.npy"), "input");
+  fs::create_directory(path("dir"));
+  for (const Kind kind : {Kind::File, Kind::Stream})
+    for (const std::string& name :
+         {path("y.npy/"), path("new.npy/"), path("dir/"), std::string("/dev/null/")}) {
+      EXPECT_TRUE(contains(error_of([&] { check_output_path(name, kind); }),
+                           name + ": ends in '/', which names a directory: expected a file name"))
+          << name;
+      EXPECT_TRUE(contains(error_of([&] { AtomicOutput(name, kind); }), "ends in '/'")) << name;
+    }
+  EXPECT_EQ(read_text(path("y.npy")), "input");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"dir", "y.npy"}));
+  // A directory may be named "F/": it is F.
+  AtomicOutput out(path("F/"), Kind::Directory, only_binary);
+  fs::create_directory(fs::path(out.path()) / "binary");
+  out.commit();
+  EXPECT_EQ(entries(), (std::vector<std::string>{"F", "F/binary", "dir", "y.npy"}));
+}
+
+TEST_F(AtomicOutputTest, ADirectoryIsReplacedOnlyWhereItsWriterAcceptsIt) {
+  fs::create_directories(path("X/binary/src"));
+  write_text(path("X/binary/src/thesis.tex"), "x");
+  fs::create_directory(path("empty"));
+  const auto refuse_all = [](const std::string& dir) { fail("{}: not mine", dir); };
+  EXPECT_TRUE(contains(error_of([&] { AtomicOutput(path("X"), Kind::Directory, refuse_all); }),
+                       "X: not mine"));
+  EXPECT_TRUE(contains(error_of([&] { AtomicOutput(path("empty"), Kind::Directory); }),
+                       "is an existing directory: expected a new path"));
+  // Accepted when checked before the work, refused at the commit: the directory is kept.
+  bool accept = true;
+  {
+    AtomicOutput out(path("X"), Kind::Directory,
+                     [&](const std::string& dir) { require(accept, "{}: changed since", dir); });
+    accept = false;
+    EXPECT_TRUE(contains(error_of([&] { out.commit(); }), "changed since"));
+  }
+  EXPECT_EQ(read_text(path("X/binary/src/thesis.tex")), "x");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"X", "X/binary", "X/binary/src",
+                                                 "X/binary/src/thesis.tex", "empty"}));
+}
+
+TEST_F(AtomicOutputTest, AnFFTMatvecDirectoryIsReplaceableOnlyAsShiftopWritesIt) {
+  const MetaAdj meta{.nd = 2, .nm = 1, .nt = 1, .prefix = "adj/vec_", .extension = ".h5"};
+  const auto make = [&](const std::string& name) {
+    fs::create_directories(path(name + "/binary/adj"));
+    write_text(path(name + "/binary/meta_adj"), format_meta_adj(meta));
+    for (index_t row = 0; row < meta.nd; ++row)
+      write_text(path(name + "/" + block_row_path(meta, row)), "row");
+    return path(name);
+  };
+  const auto message = [](const std::string& dir) {
+    return error_of([&] { fftmatvec::check_replaceable(dir); });
+  };
+  EXPECT_EQ(message(make("F")), "no error");
+  fs::remove(path("F/binary/adj/vec_000001.h5"));  // fewer rows than Nd: still shiftop's
+  EXPECT_EQ(message(path("F")), "no error");
+  write_text(path("F/binary/adj/vec_000002.h5"), "row");  // Nd = 2: no row 2
+  EXPECT_TRUE(contains(message(path("F")), "holds 'binary/adj/vec_000002.h5'"));
+  make("G");
+  fs::create_directories(path("G/binary/src"));
+  write_text(path("G/binary/src/thesis.tex"), "x");
+  EXPECT_TRUE(contains(message(path("G")), "holds 'binary/src"));
+  make("H");
+  write_text(path("H/README"), "x");
+  EXPECT_TRUE(contains(message(path("H")), "holds 'README'"));
+  make("L");
+  fs::remove(path("L/binary/adj/vec_000001.h5"));
+  fs::create_symlink("vec_000000.h5", path("L/binary/adj/vec_000001.h5"));
+  EXPECT_TRUE(contains(message(path("L")), "holds 'binary/adj/vec_000001.h5'"));
+  make("M");
+  write_text(path("M/binary/meta_adj"), "not meta_adj\n");
+  EXPECT_TRUE(contains(message(path("M")), "binary/meta_adj is missing or not one shiftop"));
+  fs::create_directories(path("X/binary/src"));
+  EXPECT_TRUE(contains(message(path("X")), "no file binary/meta_adj"));
+  const std::string error = message(path("G"));
+  EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 0) << "one line";
+}
+
 TEST_F(AtomicOutputTest, CleanUpForExitRemovesEveryUncommittedTemporary) {
   write_text(path("y.h5"), "previous");
   EXPECT_EXIT(
       {
         AtomicOutput file(path("y.h5"), Kind::File);
         write_text(file.path(), "half written");
-        AtomicOutput directory(path("F"), Kind::Directory, "binary");
+        AtomicOutput directory(path("F"), Kind::Directory, only_binary);
         fs::create_directories(fs::path(directory.path()) / "binary");
         write_text((fs::path(directory.path()) / "binary" / "meta_adj").string(), "x");
         AtomicOutput done(path("done.txt"), Kind::Stream);

@@ -69,6 +69,37 @@ TEST_F(FileIdentityTest, InsideAndContainingADirectory) {
   EXPECT_EQ(overlap(path("F/binary"), path("F/binary/meta_adj")), Overlap::Contains);
 }
 
+TEST_F(FileIdentityTest, TrailingSlashesNameThePathBeforeThem) {
+  // "m.npy/" cannot be stat'ed: it once compared as another file than m.npy.
+  write_text(path("m.npy"), "m");
+  fs::create_directory(path("F"));
+  EXPECT_EQ(overlap(path("m.npy/"), path("m.npy")), Overlap::Same);
+  EXPECT_EQ(overlap(path("m.npy"), path("m.npy//")), Overlap::Same);
+  EXPECT_EQ(overlap(path("F/"), path("F//")), Overlap::Same);
+  EXPECT_EQ(overlap(path("new/"), path("new")), Overlap::Same);
+  EXPECT_EQ(overlap(path("F/x.h5"), path("F/")), Overlap::Inside);
+  EXPECT_EQ(without_trailing_slashes("out//"), "out");
+  EXPECT_EQ(without_trailing_slashes("/"), "/");
+}
+
+TEST_F(FileIdentityTest, PathOverlapJudgesByIdentityAndSpellingWhateverExists) {
+  fs::create_directory(path("sub"));
+  fs::create_directory_symlink("sub", path("alias"));
+  // G does not exist: overlap() cannot see inside it, path_overlap() can.
+  EXPECT_EQ(overlap(path("G/binary/x.h5"), path("G")), Overlap::None);
+  EXPECT_EQ(path_overlap(path("G/binary/x.h5"), path("G")), Overlap::Inside);
+  EXPECT_EQ(path_overlap(path("G/"), path("./G/sub/../t.h5")), Overlap::Contains);
+  EXPECT_EQ(path_overlap(path("alias/G/t.h5"), path("sub/G")), Overlap::Inside);
+  EXPECT_EQ(path_overlap(path("sub/G"), path("alias/G/")), Overlap::Same);
+  EXPECT_EQ(path_overlap(path("Gx/t.h5"), path("G")), Overlap::None);
+  EXPECT_EQ(path_overlap(path("G"), path("Gx")), Overlap::None);
+  // Existing: by identity, as overlap().
+  write_text(path("sub/a.h5"), "a");
+  EXPECT_EQ(path_overlap(path("alias/a.h5"), path("sub")), Overlap::Inside);
+  EXPECT_EQ(path_overlap(path("alias/a.h5"), path("sub/a.h5")), Overlap::Same);
+  EXPECT_FALSE(fs::exists(path("G")) || fs::exists(path("sub/G"))) << "none created";
+}
+
 TEST_F(FileIdentityTest, ResolvesLinksOfTheLastComponentOnly) {
   fs::create_directory(path("sub"));
   fs::create_symlink("sub/t.h5", path("l1"));

@@ -7,6 +7,7 @@ the tool by that signal; unwritable outputs are refused before the work starts."
 import hashlib
 import io
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -381,3 +382,127 @@ def test_a_new_file_inside_an_input_directory_is_allowed(files):
     assert out.returncode == 0, out.stderr
     np.testing.assert_allclose(np.load(tmp_path / "F/y.npy"), apply_f(k, m), rtol=1e-12,
                                atol=1e-12)
+
+
+# --- a file output ending in '/', outputs inside outputs, directories shiftop did not write -----
+
+def test_a_file_output_ending_in_a_slash_is_refused(files):
+    """'m.npy/' is not stat-able, so it once compared as a path other than m.npy, and was then
+    written as m.npy: the input destroyed. A file output named with a trailing '/' is refused."""
+    tmp_path, _, _ = files
+    shutil.copyfile(tmp_path / "K.npy", tmp_path / "K2.npy")
+    (tmp_path / "dir").mkdir()
+    before = snapshot(tmp_path)
+    matvec = ("matvec", "--operator", tmp_path / "K.npy", "--input", tmp_path / "m.npy",
+              "--output")
+    model = ("model", "heat2d", "--grid", 6, "--sources", 3, "--sensors", 2, "--nt", 8)
+    for cmd, option, output in [
+            ((*matvec, f"{tmp_path}/m.npy/", "--output-format", "npy"), "--output",
+             f"{tmp_path}/m.npy/"),
+            ((*matvec, f"{tmp_path}/out/"), "--output", f"{tmp_path}/out/"),
+            ((*matvec, f"{tmp_path}/dir/", "--output-format", "npy"), "--output",
+             f"{tmp_path}/dir/"),
+            (("convert", tmp_path / "K2.npy", f"{tmp_path}/K2.npy/", "--to", "npy"), "output",
+             f"{tmp_path}/K2.npy/"),
+            (("convert", tmp_path / "m.h5", f"{tmp_path}/m.h5/", "--to", "shiftop"), "output",
+             f"{tmp_path}/m.h5/"),
+            ((*model, "-o", tmp_path / "G", "--truth", f"{tmp_path}/t.h5/"), "--truth",
+             f"{tmp_path}/t.h5/")]:
+        refused(shiftop(*cmd), f"{option} '{output}': ends in '/', which names a directory: "
+                               "expected a file name")
+        assert snapshot(tmp_path) == before, cmd
+    # An FFTMatvec directory may be named 'F/': it is F, the same as the input F.
+    refused(shiftop("convert", tmp_path / "F", f"{tmp_path}/F/", "--to", "fftmatvec"),
+            "is the same file as input")
+    assert snapshot(tmp_path) == before
+    out = shiftop("convert", tmp_path / "K2.npy", f"{tmp_path}/F/", "--to", "fftmatvec")
+    assert out.returncode == 0, out.stderr
+    assert sorted(snapshot(tmp_path)) == sorted(before)
+
+
+MODEL = ("model", "heat2d", "--grid", 6, "--sources", 3, "--sensors", 4, "--nt", 8)
+
+
+@pytest.mark.parametrize("outputs,message", [
+    (("-o", "G", "--truth", "G/binary/adj/vec_000003.h5"),
+     "--truth 'G/binary/adj/vec_000003.h5' lies inside -o 'G'"),
+    (("-o", "G", "--data", "G/binary/meta_adj"), "--data 'G/binary/meta_adj' lies inside -o 'G'"),
+    (("-o", "G/", "--data", "G/d.h5"), "--data 'G/d.h5' lies inside -o 'G/'"),
+    (("-o", "H", "--truth", "H/"), "--truth 'H/': ends in '/'"),
+    (("-o", "H", "--truth", "H/t.h5"), "--truth 'H/t.h5' lies inside -o 'H'"),
+    (("-o", "H", "--truth", "./H/sub/../t.h5"), "--truth './H/sub/../t.h5' lies inside -o 'H'"),
+    (("-o", "G/F.h5", "--truth", "G"), "--truth 'G' contains -o 'G/F.h5'"),
+    (("-o", "F.h5", "--truth", "t.h5", "--data", "t.h5/d.h5"),
+     "--data 't.h5/d.h5' lies inside --truth 't.h5'")])
+def test_model_refuses_an_output_at_or_below_another(tmp_path, outputs, message):
+    """Whatever is on disk: G exists with Nd = 3 (no vec_000003.h5 yet: the new G's block row 3,
+    which the truth would replace), H does not (model would create it, then write inside it or
+    fail half done)."""
+    small = [v if v != 4 else 3 for v in MODEL]  # --sensors 3
+    assert shiftop(*small, "-o", "G", cwd=tmp_path).returncode == 0
+    assert not (tmp_path / "G/binary/adj/vec_000003.h5").exists()
+    before = snapshot(tmp_path)
+    t0 = time.monotonic()
+    refused(shiftop(*MODEL, *outputs, cwd=tmp_path), message)
+    assert time.monotonic() - t0 < 5
+    assert snapshot(tmp_path) == before
+
+
+def fftmatvec_copy(tmp_path, name):
+    shutil.copytree(tmp_path / "F", tmp_path / name)
+    return tmp_path / name
+
+
+def unrelated_directories(tmp_path):
+    """Directories shiftop could not have written, and the entry each must be refused for."""
+    x = tmp_path / "X"
+    (x / "binary/src").mkdir(parents=True)
+    (x / "binary/src/thesis.tex").write_text("x")
+    yield x, "no file binary/meta_adj"
+    thesis = fftmatvec_copy(tmp_path, "thesis")
+    (thesis / "binary/src").mkdir()
+    (thesis / "binary/src/thesis.tex").write_text("x")
+    yield thesis, "'binary/src'"
+    notes = fftmatvec_copy(tmp_path, "notes")
+    (notes / "notes.txt").write_text("mine")
+    yield notes, "'notes.txt'"
+    row = fftmatvec_copy(tmp_path, "row")
+    shutil.copyfile(row / "binary/adj/vec_000000.h5", row / "binary/adj/vec_000003.h5")  # Nd = 3
+    yield row, "'binary/adj/vec_000003.h5'"
+    other = fftmatvec_copy(tmp_path, "other")
+    (other / "binary/adj/vec_0000001.h5").write_bytes(b"")
+    yield other, "'binary/adj/vec_0000001.h5'"
+    empty = fftmatvec_copy(tmp_path, "empty_dir")
+    (empty / "binary/adj/sub").mkdir()
+    yield empty, "'binary/adj/sub'"
+    link = fftmatvec_copy(tmp_path, "link")
+    os.symlink("../../../m.npy", link / "binary/adj/data.npy")
+    yield link, "'binary/adj/data.npy'"
+    meta = fftmatvec_copy(tmp_path, "nometa")
+    (meta / "binary/meta_adj").unlink()
+    yield meta, "no file binary/meta_adj"
+    bad = fftmatvec_copy(tmp_path, "badmeta")
+    (bad / "binary/meta_adj").write_text("not meta_adj\n")
+    yield bad, "binary/meta_adj is missing or not one shiftop writes"
+    (tmp_path / "mine").mkdir()
+    yield tmp_path / "mine", "no file binary/meta_adj"
+
+
+def test_only_a_directory_shiftop_could_have_written_is_replaced(files):
+    tmp_path, _, _ = files
+    for directory, entry in unrelated_directories(tmp_path):
+        before = snapshot(tmp_path)
+        for cmd, option in [(("convert", tmp_path / "K.npy", directory, "--to", "fftmatvec"),
+                             "output"),
+                            ((*MODEL, "-o", directory), "-o"),
+                            ((*MODEL, "-o", f"{directory}/"), "-o")]:
+            t0 = time.monotonic()
+            err = refused(shiftop(*cmd), str(directory), "already exists", entry)
+            assert err.startswith(f"shiftop: error: {option}:"), err
+            assert time.monotonic() - t0 < 5
+            assert snapshot(tmp_path) == before, (cmd, entry)
+    # What shiftop wrote is replaced, however spelled: F, F/, a link to F.
+    for spelling in [tmp_path / "F", f"{tmp_path}/F/"]:
+        out = shiftop("convert", tmp_path / "R.npy", spelling, "--to", "fftmatvec")
+        assert out.returncode == 0, out.stderr
+    assert not [p for p in tmp_path.iterdir() if "shiftop-tmp" in p.name]

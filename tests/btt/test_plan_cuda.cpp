@@ -16,10 +16,10 @@ BackendUnderTest cuda() {
       .unavailable = [] { return std::string(gpu::device_count() == 0 ? "no CUDA device" : ""); },
       .fp64_scale = 10.0,
       // The cases' slacks over eq. (6) are about 4 times the CPU's largest error/bound. The GPU
-      // rounds in the same phases but with its own FFTs and cuBLAS's summation order: twice the
-      // CPU's slack, which still fails a tenfold loss. The tests print each case's largest
-      // error/bound, the numbers to check this factor against.
-      .precision_slack = 2.0};
+      // rounds in the same phases with its own FFTs and summation order, yet its printed ratios
+      // (H100, 2026-11-23: 0.067-0.60 for EveryPrecision) equal the CPU's to the digits shown, so
+      // it gets the CPU's slack: a fourfold accuracy loss fails.
+      .precision_slack = 1.0};
 }
 
 SHIFTOP_PLAN_TESTS(Cuda, cuda());

@@ -1,4 +1,5 @@
 #include "io/hdf5.hpp"
+#include "io/regular_input.hpp"
 
 #include <fmt/format.h>
 

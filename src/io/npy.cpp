@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "io/atomic_output.hpp"
+#include "io/regular_input.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"

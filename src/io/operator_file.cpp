@@ -12,6 +12,7 @@
 #include "io/format_codec.hpp"
 #include "io/nonfinite.hpp"
 #include "io/npy_slice.hpp"
+#include "io/regular_input.hpp"
 #include "io/shiftop_format.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"

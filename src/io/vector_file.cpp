@@ -13,6 +13,7 @@
 #include "io/format_codec.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
+#include "io/regular_input.hpp"
 #include "io/shiftop_format.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"

@@ -14,12 +14,4 @@ enum class FileKind { Operator, Vector };
 /// shiftop::Error naming what was found otherwise.
 FileKind detect_file_kind(const std::string& path, FileKind prefer = FileKind::Operator);
 
-/// Throws shiftop::Error naming what `path` is when it exists but is not a regular file (after
-/// links): "<path>: is a FIFO (named pipe), not a file: expected <expected>", or a directory
-/// (unless `directory_allowed`), a socket, a character or block device. Readers call it before
-/// they open, so that a FIFO never blocks a read and a directory is not called missing. A missing
-/// path passes: the reader's own "no such file" names it.
-void require_regular_input(const std::string& path, std::string_view expected,
-                           bool directory_allowed = false);
-
 }  // namespace shiftop::io

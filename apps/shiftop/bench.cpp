@@ -40,9 +40,6 @@ btt::FftImplementation parse_fft(const std::string& text) {
   fail("--fft: expected auto, fused or cufft, got '{}'", text);
 }
 
-// Each of the two arrays of the CPU's bandwidth probe: several times any last-level cache.
-constexpr std::size_t kCpuProbeArrayBytes = std::size_t{512} << 20;
-
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
@@ -183,24 +180,6 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
                   .fft_length = o.fft_length,
                   .profile = o.profile,
                   .graphs = o.graphs}};
-}
-
-double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
-                  const btt::PlanOptions& options) {
-  const double output =
-      double_bytes(static_cast<double>(output_blocks(op, shape)) * static_cast<double>(shape.nt));
-  double bytes = double_bytes(static_cast<double>(shape.kernel_size())) +
-                 static_cast<double>(btt::Plan::host_bytes(shape, options)) +
-                 vector_bytes(shape, op, o.nrhs);
-  if (o.check)
-    bytes += static_cast<double>(btt::Plan::host_bytes(shape, {.cpu = {.threads = o.threads}})) +
-             static_cast<double>(o.nrhs) * output;
-  if (o.direct) bytes += output;
-  return bytes;
-}
-
-double probe_bytes(btt::Backend backend) {
-  return backend == btt::Backend::Cpu ? 2.0 * static_cast<double>(kCpuProbeArrayBytes) : 0;
 }
 
 MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads) {

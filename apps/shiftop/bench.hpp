@@ -2,6 +2,7 @@
 // mpiexec (bench_distributed.cpp) share.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "core/memory_bandwidth.hpp"
@@ -22,17 +23,11 @@ struct BenchOptions {
   index_t probe_bytes = index_t{256} << 20;
 };
 
+/// Each of the two arrays of the CPU's bandwidth probe: several times any last-level cache.
+inline constexpr std::size_t kCpuProbeArrayBytes = std::size_t{512} << 20;
+
 /// The plan options the flags ask for.
 btt::PlanOptions plan_options(const BenchOptions& o);
-
-/// Host bytes the run needs for the operator `shape` (the whole operator, or a rank's slice):
-/// the kernels, the plan, the vectors, --check's FP64 plan and output, --direct's output
-/// (memory_needs.hpp), checked before anything is allocated.
-double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
-                  const btt::PlanOptions& options);
-
-/// Host bytes of measure_bandwidth's buffers: the CPU probe's two arrays (the GPU's are on it).
-double probe_bytes(btt::Backend backend);
 
 /// The bandwidth that bounds an apply on `backend`: the read bandwidth of the CPU (arrays of 512
 /// MiB, `threads` threads), or the device-to-device copy bandwidth of GPU `device` (1 GiB).

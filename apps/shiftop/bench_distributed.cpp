@@ -23,6 +23,7 @@
 #include "core/timer.hpp"
 #include "distributed/collective_check.hpp"
 #include "distributed/mpi_check.hpp"
+#include "memory_needs.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"

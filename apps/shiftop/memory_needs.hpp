@@ -3,6 +3,7 @@
 // of failing half-way with std::bad_alloc. A plan's own bytes are btt::Plan::host_bytes.
 #pragma once
 
+#include "bench.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/shape.hpp"
 
@@ -13,5 +14,14 @@ double double_bytes(double count);
 
 /// Bytes of the x and y vectors of `nrhs` applications of `op`.
 double vector_bytes(const Shape& shape, btt::Op op, index_t nrhs);
+
+/// Host bytes `bench` needs for the operator `shape` (the whole operator, or a rank's slice):
+/// the kernels, the plan, the vectors, --check's FP64 plan and output, --direct's output,
+/// checked before anything is allocated.
+double host_bytes(const BenchOptions& o, const Shape& shape, btt::Op op,
+                  const btt::PlanOptions& options);
+
+/// Host bytes of measure_bandwidth's buffers: the CPU probe's two arrays (the GPU's are on it).
+double probe_bytes(btt::Backend backend);
 
 }  // namespace shiftop::app

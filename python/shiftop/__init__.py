@@ -1,0 +1,13 @@
+"""shiftop: fast block Toeplitz operators (FFT-based matvecs with F, F*, F*F and FF*).
+
+Start with :class:`shiftop.Operator`::
+
+    import numpy as np, shiftop
+    op = shiftop.Operator.from_kernels(np.random.rand(3, 4, 100))
+    d = op @ np.random.rand(4, 100)
+"""
+
+from ._version import __version__
+from .operator import Operator
+
+__all__ = ["Operator", "__version__"]

@@ -1,0 +1,379 @@
+"""shiftop.Operator: a block Toeplitz operator F for NumPy users.
+
+F maps a parameter vector m of shape (Nm, Nt) to a data vector d = F m of shape (Nd, Nt); block
+(i, j) of F is the Nt x Nt lower-triangular Toeplitz matrix of the kernel K[i, j, :] (or a full
+Toeplitz matrix when a first block row is given). Products run through the FFT of a circulant
+embedding (Venkat et al., Algorithms 1-3) in the compiled core, shiftop._core.Plan.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from . import _core
+
+_ACTIONS = ("F", "Fadj", "FadjF", "FFadj")
+# (input blocks, output blocks) of each action, as indices into (Nd, Nm).
+_BLOCKS = {"F": (1, 0), "Fadj": (0, 1), "FadjF": (1, 1), "FFadj": (0, 0)}
+_ADJOINT = {"F": "Fadj", "Fadj": "F", "FadjF": "FadjF", "FFadj": "FFadj"}
+
+
+def _as_float64(name, a):
+    """a as a C-contiguous float64 NumPy array: a real cast of ints and float32, no copy when it
+    already is one; complex and non-numeric arrays are refused."""
+    a = np.asarray(a)
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name} is complex ({a.dtype}): shiftop operators are real (float64)")
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"{name} has dtype {a.dtype}: expected a real numeric array (float64)")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _is_device_array(x):
+    return not isinstance(x, np.ndarray) and (
+        hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+    )
+
+
+class _Action:
+    """What Operator and its views (op.H, op.normal()) share: one action of one plan."""
+
+    # NumPy defers `x @ op` to us (and we refuse it) instead of treating op as an object array.
+    __array_ufunc__ = None
+
+    def __init__(self, base: Operator, action: str):
+        self._base = base
+        self._action = action
+
+    # --- sizes -------------------------------------------------------------------------------
+    @property
+    def input_shape(self) -> tuple[int, int]:
+        """Shape (blocks, Nt) of one input vector of this action."""
+        nd, nm, nt = self._base.kernel_shape
+        return ((nd, nm)[_BLOCKS[self._action][0]], nt)
+
+    @property
+    def output_shape(self) -> tuple[int, int]:
+        """Shape (blocks, Nt) of one output vector of this action."""
+        nd, nm, nt = self._base.kernel_shape
+        return ((nd, nm)[_BLOCKS[self._action][1]], nt)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """The matrix shape (rows, columns) of this action on flattened vectors."""
+        (bo, nt), (bi, _) = self.output_shape, self.input_shape
+        return (bo * nt, bi * nt)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """float64: inputs are cast to it, outputs are float64."""
+        return np.dtype(np.float64)
+
+    # --- products ----------------------------------------------------------------------------
+    def __matmul__(self, x):
+        return self._base._apply(self._action, x, None)
+
+    def __rmatmul__(self, x):
+        raise TypeError(
+            "x @ op is not defined: apply the adjoint, op.H @ x, for the product with F*"
+        )
+
+    def aslinearoperator(self):
+        """This action as a scipy.sparse.linalg.LinearOperator on flattened vectors (SOTI order:
+        the (blocks, Nt) array raveled in C order), for scipy's iterative solvers."""
+        from .linear_operator import as_scipy
+
+        return as_scipy(self)
+
+    def aspylops(self):
+        """This action as an object following PyLops' LinearOperator protocol (shape, dtype,
+        dims, dimsd, matvec, rmatvec, matmat, rmatmat, H, ...); PyLops itself is not needed."""
+        from .linear_operator import as_pylops
+
+        return as_pylops(self)
+
+
+class Operator(_Action):
+    """A block Toeplitz operator F of shape (Nd*Nt, Nm*Nt), planned once, applied many times.
+
+    Make one with :meth:`from_kernels` (kernel array K of shape (Nd, Nm, Nt)) or
+    :meth:`from_file` (any operator file the ``shiftop`` tool reads). Then::
+
+        d = op @ m              # m: (Nm, Nt) -> d: (Nd, Nt); or (nrhs, Nm, Nt) -> (nrhs, Nd, Nt)
+        m2 = op.H @ d           # the adjoint F*
+        g = op.normal() @ m     # F*F (op.H.normal() is FF*)
+        op.apply(m, op="F", out=buffer)   # into a preallocated C-contiguous float64 array
+
+    Vectors are float64 NumPy arrays; other real dtypes are cast, complex ones refused. A batch
+    (nrhs, blocks, Nt) goes through the core in one call, max_rhs vectors per pass. Non-finite
+    values (NaN, inf) in an input are not checked: like NumPy's @, they propagate, and through the
+    FFT they reach every time step of every output series they touch.
+
+    Applies on one Operator (and its views) are serialised by a lock and run with the GIL
+    released, so threads may share an operator; for parallel applies use one operator per thread.
+    """
+
+    def __init__(self, plan: _core.Plan):
+        """Wraps an existing shiftop._core.Plan; use from_kernels or from_file to make one."""
+        if not isinstance(plan, _core.Plan):
+            raise TypeError(
+                f"Operator wraps a shiftop._core.Plan, got {type(plan).__name__}: "
+                "use Operator.from_kernels or Operator.from_file"
+            )
+        super().__init__(self, "F")
+        self._plan = plan
+        self._lock = threading.Lock()
+        self._adjoint = AdjointOperator(self)
+
+    @classmethod
+    def from_kernels(
+        cls,
+        K,
+        first_row=None,
+        *,
+        precision: str = "DDDDD",
+        backend: str = "cpu",
+        device: int = 0,
+        max_rhs: int = 16,
+        threads: int = 0,
+        planning: str = "measure",
+        allow_nonfinite: bool = False,
+    ) -> Operator:
+        """The operator with kernels K of shape (Nd, Nm, Nt): K[i, j, t] is entry (i, j) of
+        block lag t of the first block column, so (F m)_i[t] = sum_j sum_{s<=t} K[i,j,t-s] m_j[s].
+
+        first_row: for a general (not lower-triangular) block Toeplitz operator, its first block
+            row, same shape: first_row[i, j, k] is entry (i, j) of the block at lag -k;
+            first_row[:, :, 0] must equal K[:, :, 0].
+        precision: five letters 'S'/'D' for the phases pad, FFT, GEMV, IFFT, unpad (the
+            mixed-precision paper's section 3.2); 'DDDDD' is full FP64.
+        backend: 'cpu' or 'cuda' (device: the CUDA device index).
+        max_rhs: right-hand sides transformed per pass; the workspace grows linearly with it.
+        threads: CPU threads (0: OpenMP's default).
+        planning: 'measure' (time the candidates: slower to plan, faster to apply) or 'estimate'.
+        allow_nonfinite: accept NaN/inf in the kernels (refused by default, naming the entry).
+        """
+        column = _as_float64("K", K)
+        if column.ndim != 3:
+            raise ValueError(f"K must have shape (Nd, Nm, Nt), got shape {column.shape}")
+        row = None
+        if first_row is not None:
+            row = _as_float64("first_row", first_row)
+            if row.shape != column.shape:
+                raise ValueError(
+                    f"first_row must have the shape of K {column.shape}, got shape {row.shape}"
+                )
+        if not allow_nonfinite:
+            for name, a in (("K", column), ("first_row", row)):
+                if a is not None and not np.isfinite(a).all():
+                    where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+                    raise ValueError(
+                        f"{name}{list(where)} is {a[where]}: kernels must be finite "
+                        "(pass allow_nonfinite=True to accept it)"
+                    )
+        plan = _core.Plan.create(
+            column,
+            row,
+            precision=precision,
+            backend=backend,
+            device=device,
+            max_rhs=max_rhs,
+            threads=threads,
+            planning=planning,
+        )
+        return cls(plan)
+
+    @classmethod
+    def from_file(
+        cls,
+        path,
+        *,
+        precision: str = "DDDDD",
+        backend: str = "cpu",
+        device: int = 0,
+        max_rhs: int = 16,
+        threads: int = 0,
+        planning: str = "measure",
+        allow_nonfinite: bool = False,
+    ) -> Operator:
+        """The operator stored at path, in any format the ``shiftop`` tool reads: shiftop's HDF5
+        file (.h5/.hdf5, triangular or general), an FFTMatvec matrix directory, or a .npy kernel
+        array of shape (Nd, Nm, Nt). Options as in :meth:`from_kernels`."""
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{path}: no such operator file or directory")
+        plan = _core.Plan.read(
+            path,
+            allow_nonfinite=allow_nonfinite,
+            precision=precision,
+            backend=backend,
+            device=device,
+            max_rhs=max_rhs,
+            threads=threads,
+            planning=planning,
+        )
+        return cls(plan)
+
+    # --- properties --------------------------------------------------------------------------
+    @property
+    def kernel_shape(self) -> tuple[int, int, int]:
+        """(Nd, Nm, Nt): observation blocks, parameter blocks, time steps (the shape of K)."""
+        return self._plan.shape
+
+    @property
+    def triangular(self) -> bool:
+        """True for a block lower-triangular operator (made without first_row)."""
+        return self._plan.triangular
+
+    @property
+    def precision(self) -> str:
+        """The five-phase precision string, e.g. 'DDDDD'; set it to change later applies."""
+        return self._plan.precision
+
+    @precision.setter
+    def precision(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"precision must be a string such as 'DSSDD', got {value!r}")
+        with self._lock:
+            self._plan.precision = value
+
+    @property
+    def backend(self) -> str:
+        """'cpu' or 'cuda'."""
+        return self._plan.backend
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes the plan holds: the kernels' spectrum F^ (and its FP32 copy), workspaces."""
+        return self._plan.memory_bytes
+
+    @property
+    def phase_times(self) -> dict[str, float]:
+        """Seconds per phase (pad, fft, layout, gemv, ifft, unpad) of the last apply."""
+        return self._plan.phase_times
+
+    @property
+    def H(self) -> AdjointOperator:
+        """The adjoint F* (a view sharing this plan): op.H @ d, op.H.H is op."""
+        return self._adjoint
+
+    def normal(self) -> NormalOperator:
+        """F*F, the Gauss-Newton Hessian of the misfit, as a view: op.normal() @ m."""
+        return NormalOperator(self, "FadjF")
+
+    def apply(self, x, op: str = "F", out=None):
+        """op(F) x for op in 'F', 'Fadj', 'FadjF', 'FFadj'.
+
+        x: one vector (blocks, Nt) or a batch (nrhs, blocks, Nt), blocks = Nm for 'F' and
+            'FadjF', Nd for 'Fadj' and 'FFadj'; cast to float64 (copied to C order if needed).
+        out: optional C-contiguous float64 array of the output's shape, written in place and
+            returned (it must not overlap x).
+        The precision is the operator's (op.precision), not a per-call option: switching it for
+        one call and back would race with other threads' applies and surprise their callers.
+        """
+        if op not in _ACTIONS:
+            raise ValueError(f"op {op!r}: expected one of 'F', 'Fadj', 'FadjF', 'FFadj'")
+        return self._apply(op, x, out)
+
+    def _apply(self, action, x, out):
+        if _is_device_array(x):
+            from . import _device_arrays
+
+            return _device_arrays.apply(self._plan, action, x, out)
+        x = _as_float64("x", x)
+        nd, nm, nt = self.kernel_shape
+        blocks_in = (nd, nm)[_BLOCKS[action][0]]
+        blocks_out = (nd, nm)[_BLOCKS[action][1]]
+        if x.ndim == 2 and x.shape == (blocks_in, nt):
+            nrhs, out_shape = 1, (blocks_out, nt)
+        elif x.ndim == 3 and x.shape[1:] == (blocks_in, nt):
+            nrhs, out_shape = x.shape[0], (x.shape[0], blocks_out, nt)
+        else:
+            raise ValueError(
+                f"input of {action} must have shape ({blocks_in}, {nt}) or "
+                f"(nrhs, {blocks_in}, {nt}), got {x.shape}"
+            )
+        y = self._output(out, out_shape, action)
+        if nrhs > 0:
+            with self._lock:
+                self._plan.apply(action, x, y, nrhs)
+        return y
+
+    @staticmethod
+    def _output(out, shape, action):
+        if out is None:
+            return np.empty(shape)
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+        if out.dtype != np.float64:
+            raise TypeError(f"out has dtype {out.dtype}: expected float64")
+        if out.shape != shape:
+            raise ValueError(f"out of {action} must have shape {shape}, got {out.shape}")
+        if not out.flags.c_contiguous:
+            raise ValueError("out must be C-contiguous (it is written in place)")
+        if not out.flags.writeable:
+            raise ValueError("out is read-only")
+        return out
+
+    def __repr__(self):
+        nd, nm, nt = self.kernel_shape
+        kind = "triangular" if self.triangular else "general"
+        return (
+            f"<shiftop.Operator (Nd, Nm, Nt) = ({nd}, {nm}, {nt}), {kind}, "
+            f"precision {self.precision}, {self.backend}, {self.memory_bytes} bytes>"
+        )
+
+
+class AdjointOperator(_Action):
+    """F*, the adjoint of an Operator (a view on its plan): op.H @ d maps (Nd, Nt) to (Nm, Nt);
+    op.H.H is op; op.H.normal() is FF*."""
+
+    def __init__(self, base: Operator):
+        super().__init__(base, "Fadj")
+
+    @property
+    def H(self) -> Operator:
+        """The operator F itself."""
+        return self._base
+
+    def normal(self) -> NormalOperator:
+        """FF* as a view: op.H.normal() @ d maps (Nd, Nt) to (Nd, Nt)."""
+        return NormalOperator(self._base, "FFadj")
+
+    def apply(self, x, out=None):
+        """F* x; x and out as in Operator.apply."""
+        return self._base._apply(self._action, x, out)
+
+    def __repr__(self):
+        return f"<shiftop adjoint F* of {self._base!r}>"
+
+
+class NormalOperator(_Action):
+    """F*F (op.normal()) or FF* (op.H.normal()) as a view on an Operator's plan: symmetric
+    positive semi-definite, applied in one pass of the core (no intermediate round trip)."""
+
+    @property
+    def H(self) -> NormalOperator:
+        """Itself: the normal operators are self-adjoint."""
+        return self
+
+    def apply(self, x, out=None):
+        """The normal operator applied to x; x and out as in Operator.apply."""
+        return self._base._apply(self._action, x, out)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, NormalOperator)
+            and other._base is self._base
+            and other._action == self._action
+        )
+
+    def __hash__(self):
+        return hash((id(self._base), self._action))
+
+    def __repr__(self):
+        name = "F*F" if self._action == "FadjF" else "FF*"
+        return f"<shiftop normal operator {name} of {self._base!r}>"

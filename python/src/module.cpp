@@ -1,0 +1,16 @@
+// shiftop._core: the compiled half of the Python package; python/shiftop/ wraps it in the
+// NumPy-facing API (shiftop.Operator, ...).
+#include <nanobind/nanobind.h>
+
+#include "bindings.hpp"
+#include "shiftop/core/error_type.hpp"
+
+namespace nb = nanobind;
+
+NB_MODULE(_core, m) {
+  m.doc() = "Compiled core of shiftop; use the wrappers in the shiftop package.";
+  // Every shiftop::Error is a bad input or option (docs/architecture.md, section 8): a ValueError
+  // subclass, so that callers can catch either.
+  nb::exception<shiftop::Error>(m, "Error", PyExc_ValueError);
+  shiftop::python::bind_operator(m);
+}

@@ -8,5 +8,9 @@ namespace shiftop::python {
 
 /// shiftop._core.Plan: the block Toeplitz operator (btt::Plan), held by std::shared_ptr.
 void bind_operator(nanobind::module_& m);
+/// Plan.apply_device and Plan.time_apply_device: PyTorch/CuPy device arrays by address.
+void bind_device(nanobind::module_& m);
+/// Plan.time_apply: C++-timed applies on NumPy arrays (bench/python_overhead.py).
+void bind_timing(nanobind::module_& m);
 
 }  // namespace shiftop::python

@@ -13,4 +13,6 @@ NB_MODULE(_core, m) {
   // subclass, so that callers can catch either.
   nb::exception<shiftop::Error>(m, "Error", PyExc_ValueError);
   shiftop::python::bind_operator(m);
+  shiftop::python::bind_device(m);
+  shiftop::python::bind_timing(m);
 }

@@ -1,10 +1,11 @@
 // `shiftop tune`: all 32 five-phase precision configurations of F and F* on the user's operator
 // (or a random one), timed and compared with FP64 (mixed-precision paper, section 3.2 and 4.2):
 // prints the Pareto front of (time, error) and the fastest configuration under --tol, and writes
-// JSON and an SVG plot. The input vectors carry mantissa bits below FP32's, so that rounding the
-// input to FP32 (phase 1 in S) shows in the error. On the GPU, a configuration with FP32 in
-// phase 3 for which the plan picks cuBLAS (FP32 sums) is also timed with the fused kernels (FP64
-// sums, same bytes): a second point, often much more accurate for a little more time.
+// JSON and a plot (drawn by the Python package from that JSON: python_plotter.hpp). The input
+// vectors carry mantissa bits below FP32's, so that rounding the input to FP32 (phase 1 in S) shows
+// in the error. On the GPU, a configuration with FP32 in phase 3 for which the plan picks cuBLAS
+// (FP32 sums) is also timed with the fused kernels (FP64 sums, same bytes): a second point, often
+// much more accurate for a little more time.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -18,7 +19,7 @@
 #include "io/atomic_output.hpp"
 #include "memory_needs.hpp"
 #include "output_paths.hpp"
-#include "pareto_plot.hpp"
+#include "python_plotter.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
@@ -34,6 +35,20 @@ struct TuneOptions {
   double tolerance = 1e-7;
   int repetitions = 10, threads = 0, device = 0;
   bool allow_nonfinite = false;
+};
+
+struct TunePoint {
+  std::string precision;
+  std::string kernel;  // the phase-3 kernel on the GPU ("cublas", "fused ..."); empty on the CPU
+  double milliseconds = 0;
+  double relative_error = 0;
+  bool on_front = false;
+  /// "DDSDD", or "DDSDD fused" / "DDSDD cublas" on the GPU where phase 3 is FP32 (the two differ
+  /// in accuracy there). shiftop.plot's pareto labels its points the same way.
+  std::string label() const {
+    if (kernel.empty() || precision.size() < 3 || precision[2] != 'S') return precision;
+    return precision + " " + kernel.substr(0, kernel.find(' '));
+  }
 };
 
 /// Random values whose low 29 mantissa bits (those FP32 drops) are not all zero.
@@ -53,22 +68,43 @@ void mark_front(std::vector<TunePoint>& points) {
     });
 }
 
+/// Writes `text` to `path` (a temporary of the output `name`).
+void write_file(const std::string& path, const std::string& text, const std::string& name) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  file.close();
+  require(file.good(), "{}: cannot write the file", name);
+}
+
 void write_text(const std::string& path, const std::string& text) {
   io::AtomicOutput out(path, io::AtomicOutput::Kind::Stream);
-  {
-    std::ofstream file(out.path(), std::ios::binary);
-    file << text;
-    require(file.good(), "{}: cannot write the file", path);
-  }
+  write_file(out.path(), text, path);
   out.commit();
+}
+
+/// Draws the Pareto front with shiftop.plot's pareto from the results, written for it to a
+/// temporary JSON next to the plot (whatever --json is: it may be a FIFO or absent), which is
+/// removed afterwards or on a signal. The plot itself is written under a temporary name and
+/// renamed into place once the plotter succeeded.
+void write_plot(const std::string& plot_path, const std::string& json) {
+  io::AtomicOutput results(plot_path, io::AtomicOutput::Kind::File);  // never committed
+  write_file(results.path(), json, plot_path);
+  io::AtomicOutput plot(plot_path, io::AtomicOutput::Kind::File);
+  run_python_plot("--plot", {"pareto", results.path(), "-o", plot.path(), "--format",
+                             plot_format("--plot", plot_path)});
+  plot.commit();
 }
 
 void run(const TuneOptions& o) {
   check_paths({{"--operator", o.operator_path}},
               {{"--json", o.json_path, io::AtomicOutput::Kind::Stream},
-               {"--plot", o.plot_path, io::AtomicOutput::Kind::Stream}});
+               {"--plot", o.plot_path, io::AtomicOutput::Kind::File}});
   const btt::Backend backend = parse_backend(o.backend, o.device);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
+  if (!o.plot_path.empty()) {
+    plot_format("--plot", o.plot_path);
+    require_python_plotter("--plot");
+  }
   const bool cuda = backend == btt::Backend::Cuda;
   io::OperatorData a;
   if (!o.operator_path.empty()) {
@@ -101,7 +137,6 @@ void run(const TuneOptions& o) {
   out["backend"] = o.backend;
   out["tolerance"] = o.tolerance;
   out["repetitions"] = o.repetitions;
-  std::vector<TunePanel> panels;
   const auto configs = PrecisionConfig::all();
   for (btt::Op op : {btt::Op::F, btt::Op::Fadj}) {
     const std::vector<double> x =
@@ -109,7 +144,8 @@ void run(const TuneOptions& o) {
     std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
     Runner runner(plan, op, x, y, 1, backend, o.device);
     std::vector<double> exact;
-    TunePanel panel{fmt::format("{} on {}", to_string(op), s.str()), {}, o.tolerance};
+    const std::string title = fmt::format("{} on {}", to_string(op), s.str());
+    std::vector<TunePoint> points;
     // Times the plan as it is set up and compares its result with FP64's (`exact`).
     const auto measure = [&](const PrecisionConfig& config) {
       const std::vector<double>& result = runner.warm_up(1);
@@ -130,28 +166,28 @@ void run(const TuneOptions& o) {
     for (std::size_t k = 0; k < configs.size(); ++k) {
       fmt::print(stderr, "[tune] {:<4} {:2}/{}\n", to_string(op), k + 1, configs.size());
       plan.set_precision(configs[k].str());
-      panel.points.push_back(measure(configs[k]));
+      points.push_back(measure(configs[k]));
       if (cuda && configs[k][Phase::Gemv] == Precision::Single &&
-          panel.points.back().kernel == "cublas") {
+          points.back().kernel == "cublas") {
         plan.set_gemv(btt::GemvImplementation::Fused);
-        panel.points.push_back(measure(configs[k]));
+        points.push_back(measure(configs[k]));
         plan.set_gemv(btt::GemvImplementation::Auto);
       }
     }
-    mark_front(panel.points);
-    const TunePoint& fp64 = panel.points.front();
+    mark_front(points);
+    const TunePoint& fp64 = points.front();
     const TunePoint* best = nullptr;
-    for (const TunePoint& p : panel.points)
+    for (const TunePoint& p : points)
       if (p.relative_error <= o.tolerance && (!best || p.milliseconds < best->milliseconds))
         best = &p;
-    fmt::print("{}: Pareto front (time, relative error vs FP64):\n", panel.title);
-    for (const TunePoint& p : panel.points)
+    fmt::print("{}: Pareto front (time, relative error vs FP64):\n", title);
+    for (const TunePoint& p : points)
       if (p.on_front)
         fmt::print("  {:<12}  {:9.3f} ms  {:5.2f}x  {:.2e}{}\n", p.label(), p.milliseconds,
                    fp64.milliseconds / p.milliseconds, p.relative_error,
                    &p == best ? "  <- fastest under --tol" : "");
     nlohmann::ordered_json entry;
-    for (const TunePoint& p : panel.points)
+    for (const TunePoint& p : points)
       entry["configurations"].push_back({{"precision", p.precision},
                                          {"gemv_kernel", p.kernel},
                                          {"median_ms", p.milliseconds},
@@ -170,10 +206,13 @@ void run(const TuneOptions& o) {
                      : "");
     }
     out["ops"][std::string(to_string(op))] = entry;
-    panels.push_back(std::move(panel));
   }
-  if (!o.json_path.empty()) write_text(o.json_path, out.dump(2) + "\n");
-  if (!o.plot_path.empty()) write_text(o.plot_path, pareto_svg(panels));
+  const std::string json = out.dump(2) + "\n";
+  if (!o.json_path.empty()) write_text(o.json_path, json);
+  if (!o.plot_path.empty()) {
+    write_plot(o.plot_path, json);
+    fmt::print("{}: wrote the Pareto front plot\n", o.plot_path);
+  }
 }
 
 }  // namespace
@@ -193,7 +232,9 @@ void add_tune_command(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   cmd->add_option("--json", o->json_path, "write the results as JSON to this file");
-  cmd->add_option("--plot", o->plot_path, "write the error-vs-time plot as SVG to this file");
+  cmd->add_option("--plot", o->plot_path,
+                  "draw the error-vs-time plot (.png, .svg or .pdf) with the Python package "
+                  "shiftop (python -m shiftop.plot; $SHIFTOP_PYTHON picks the interpreter)");
   cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
                 "accept NaN/Inf in the operator (the FFT spreads a NaN anywhere in a series to "
                 "every output that series feeds, so the errors are NaN and tune refuses them)");

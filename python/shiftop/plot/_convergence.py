@@ -1,0 +1,67 @@
+"""CG convergence from `shiftop solve --json`: the relative residual after each iteration of the
+preconditioned CG for the MAP point, one line per run, so that preconditioners (the prior, the
+circulant approximation) can be compared on one axis."""
+
+import math
+
+from matplotlib.figure import Figure
+
+from ._files import field, load_json_list, output_format, save
+from ._zero_floor import at_floor, mark_floor, zero_floor
+
+
+def _history(data, where):
+    history = field(data, "residual_history", where, list)
+    if not history:
+        method = data.get("method") if isinstance(data, dict) else None
+        raise ValueError(f"{where}: residual_history is empty"
+                         + (f" (method '{method}' has no CG iterations)" if method else ""))
+    for k, r in enumerate(history):
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 <= r < math.inf:
+            raise ValueError(f"{where}: residual_history[{k}] must be a finite number >= 0, "
+                             f"got {r!r:.40}")
+    return [float(r) for r in history]
+
+
+def _label(data, history):
+    preconditioner = data.get("preconditioner")
+    name = f"{preconditioner} preconditioner" if preconditioner else "no preconditioner"
+    iterations = data.get("iterations", len(history) - 1)
+    text = f"{name}: {iterations} iterations"
+    return text if data.get("converged", True) else text + " (not converged)"
+
+
+def cg_convergence(solve_jsons, out, *, labels=None, format=None):
+    """Plots the relative residual norm against the iteration (log y) of one `shiftop solve
+    --json` result or a list of them (e.g. the prior against the circulant preconditioner), each
+    line labelled with its preconditioner and iteration count unless `labels` names them. A
+    residual of exactly 0 is drawn at a floor marked "exact (0)". Returns the matplotlib Figure."""
+    chosen = output_format(out, format)
+    runs = load_json_list(solve_jsons, "solve JSON")
+    if labels is not None and (isinstance(labels, str) or len(labels) != len(runs)):
+        raise ValueError(f"labels: expected {len(runs)} label(s), one per run, got {labels!r:.60}")
+    histories = [_history(data, name) for data, name in runs]
+    values = [r for h in histories for r in h]
+    floor = zero_floor(values)
+    figure = Figure(figsize=(6.4, 4.4), layout="constrained")
+    ax = figure.subplots()
+    for k, ((data, _), history) in enumerate(zip(runs, histories)):
+        ax.plot(range(len(history)), at_floor(history, floor), "-o", markersize=2.5,
+                color=f"C{k % 10}", label=labels[k] if labels is not None else _label(data, history))
+    if min(values) == 0:
+        mark_floor(ax, floor, max(values))
+    else:
+        ax.set_yscale("log")
+    shapes = {tuple(data["shape"].get(k) for k in ("nd", "nm", "nt"))
+              for data, _ in runs if isinstance(data.get("shape"), dict)}
+    title = "CG for the MAP point"
+    if len(shapes) == 1:
+        nd, nm, nt = next(iter(shapes))
+        title += f" (Nd={nd}, Nm={nm}, Nt={nt})"
+    ax.set_title(title)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("relative residual norm")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.grid(True, which="major", color="0.92")
+    ax.legend(fontsize=8)
+    return save(figure, out, chosen)

@@ -72,6 +72,46 @@ inline double distance_from_identity(const std::vector<double>& a, index_t n) {
   return diff;
 }
 
+/// Gamma = diag(variance_j) ⊗ T with T_st = correlation(|s-t|): the dense covariance of the
+/// diagonal (correlation = [k == 0]) and smoothing (rho^k) priors, row-major.
+template <typename Correlation>
+std::vector<double> dense_separable_covariance(const std::vector<double>& variances, index_t nt,
+                                               Correlation correlation) {
+  const auto nm = static_cast<index_t>(variances.size());
+  const index_t n = nm * nt;
+  std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
+  for (index_t j = 0; j < nm; ++j)
+    for (index_t s = 0; s < nt; ++s)
+      for (index_t t = 0; t < nt; ++t)
+        a[(j * nt + s) * n + j * nt + t] = variances[j] * correlation(s > t ? s - t : t - s);
+  return a;
+}
+
+/// The first block row of a symmetric block Toeplitz matrix from its first block column
+/// ([Nm][Nm][Nt]): lag -k is the transpose of lag k.
+inline std::vector<double> transposed_lags(const std::vector<double>& column, index_t nm,
+                                           index_t nt) {
+  std::vector<double> row(column.size());
+  for (index_t i = 0; i < nm; ++i)
+    for (index_t j = 0; j < nm; ++j)
+      for (index_t k = 0; k < nt; ++k)
+        row[(i * nm + j) * nt + k] = column[(j * nm + i) * nt + k];
+  return row;
+}
+
+/// A^{-1} for SPD A (n x n) by LAPACK's dpotrf/dpotri, both triangles filled.
+inline std::vector<double> dense_spd_inverse(std::vector<double> a, index_t n) {
+  const auto size = static_cast<lapack_int>(n);
+  if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', size, a.data(), size) != 0)
+    throw std::runtime_error("dense reference: matrix is not positive definite");
+  if (LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', size, a.data(), size) != 0)
+    throw std::runtime_error("dense reference: dpotri failed");
+  for (index_t p = 0; p < n; ++p)
+    for (index_t q = p + 1; q < n; ++q)
+      a[p * n + q] = a[q * n + p];
+  return a;
+}
+
 /// x = A^{-1} b for SPD A (n x n, row-major; symmetric, so its layout does not matter) by
 /// LAPACK's dpotrf/dpotrs.
 inline std::vector<double> dense_spd_solve(std::vector<double> a, std::vector<double> b,

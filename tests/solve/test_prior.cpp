@@ -38,20 +38,6 @@ std::vector<double> positive_values(std::size_t n, unsigned seed) {
   return v;
 }
 
-// Gamma = diag(variance_j) ⊗ T with T_st = correlation(|s-t|).
-template <typename Correlation>
-std::vector<double> dense_separable(const std::vector<double>& variances, index_t nt,
-                                    Correlation correlation) {
-  const auto nm = static_cast<index_t>(variances.size());
-  const index_t n = nm * nt;
-  std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
-  for (index_t j = 0; j < nm; ++j)
-    for (index_t s = 0; s < nt; ++s)
-      for (index_t t = 0; t < nt; ++t)
-        a[(j * nt + s) * n + j * nt + t] = variances[j] * correlation(std::abs(s - t));
-  return a;
-}
-
 struct DenseForms {
   std::vector<double> covariance, precision, sqrt;
 };
@@ -97,7 +83,9 @@ TEST(DiagonalPrior, MatchesItsDenseCovariance) {
     const DiagonalPrior prior(variances, nt);
     EXPECT_EQ(prior.blocks(), nm);
     EXPECT_EQ(prior.nt(), nt);
-    check_forms(prior, dense_separable(variances, nt, [](index_t k) { return k == 0 ? 1.0 : 0.0; }),
+    check_forms(prior,
+                testing::dense_separable_covariance(variances, nt,
+                                                    [](index_t k) { return k == 0 ? 1.0 : 0.0; }),
                 1e-300, 3e-16, 5e-16);
   }
 }
@@ -113,8 +101,8 @@ TEST(TimeSmoothingPrior, MatchesItsDenseCovariance) {
       const double condition = (1 + rho) / (1 - rho);
       check_forms(
           prior,
-          dense_separable(variances, nt,
-                          [rho](index_t k) { return std::pow(rho, static_cast<double>(k)); }),
+          testing::dense_separable_covariance(
+              variances, nt, [rho](index_t k) { return std::pow(rho, static_cast<double>(k)); }),
           2e-15, 2e-15 * condition, 2e-15);
     }
   }
@@ -176,11 +164,7 @@ TEST(KernelPrior, MatchesTheDenseSymmetricBlockToeplitzMatrix) {
   for (auto [nm, nt] : kSizes) {
     const Shape s{nm, nm, nt};
     const auto kernels = random_kernels(s, 21);
-    std::vector<double> row(kernels.size());
-    for (index_t i = 0; i < nm; ++i)
-      for (index_t j = 0; j < nm; ++j)
-        for (index_t k = 0; k < nt; ++k)
-          row[(i * nm + j) * nt + k] = kernels[(j * nm + i) * nt + k];
+    const auto row = testing::transposed_lags(kernels, nm, nt);
     const auto reference = testing::dense_block_toeplitz(kernels, row, s);
     const KernelPrior prior(kernels, s, quick());
     EXPECT_EQ(prior.blocks(), nm);

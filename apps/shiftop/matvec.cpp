@@ -1,10 +1,13 @@
 // `shiftop matvec`: y = op(F) x for operators and vectors stored in files of any format shiftop
 // reads (io/operator_file.hpp, io/vector_file.hpp), FFTMatvec's matrix directories included.
-// Under mpiexec, or with --grid, on a process grid instead (matvec_distributed.cpp).
+// Under mpiexec, or with --grid, on a process grid instead (matvec_distributed.cpp); with --aux,
+// the operator pair of F and a second operator G (matvec_pair.cpp).
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 #include "commands.hpp"
 #include "core/timer.hpp"
@@ -12,6 +15,7 @@
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
 #include "output_paths.hpp"
+#include "shiftop/btt/pair.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
@@ -52,6 +56,10 @@ io::OperatorData read_operator(const MatvecOptions& o) {
 }
 
 void run(const MatvecOptions& o) {
+  if (!o.aux_path.empty()) {
+    run_pair_matvec(o, read_operator(o));
+    return;
+  }
   const btt::Op op = btt::parse_op(o.op);
   Stopwatch watch;
   const io::OperatorData a = read_operator(o);
@@ -93,6 +101,23 @@ void run(const MatvecOptions& o) {
                o.op, shape.str(), x.nrhs, plan.precision().str(), plan_seconds * 1e3,
                apply_seconds * 1e3, o.output_path, io::to_string(format));
   }
+}
+
+// --op names an operation of F alone, or with --aux one of the pair, before anything is read.
+void check_op_and_aux(const MatvecOptions& o) {
+  const bool pair_op = std::ranges::any_of(
+      btt::kAllPairOps, [&](btt::PairOp op) { return btt::to_string(op) == o.op; });
+  if (o.aux_path.empty()) {
+    require(!pair_op, "--op {} needs --aux, the second operator G of the pair", o.op);
+    (void)btt::parse_op(o.op);
+    return;
+  }
+  require(pair_op,
+          "--op {} with --aux: expected G, Gadj, GadjF or FGadj (F, Fadj, FadjF and FFadj apply "
+          "--operator alone, without --aux)",
+          o.op);
+  require(o.grid.empty() && !launched_by_mpi(),
+          "--aux: the operator pair runs in one process: expected no --grid and no mpiexec");
 }
 
 }  // namespace
@@ -190,7 +215,12 @@ void add_matvec_command(CLI::App& app) {
                   "shiftop")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "shiftop", "fftmatvec", "npy"}));
-  cmd->add_option("--op", o->op, "F, Fadj, FadjF or FFadj")->capture_default_str();
+  cmd->add_option("--aux", o->aux_path,
+                  "G, a second operator on F's time grid (FFTMatvec's auxiliary matrix: a p2q map "
+                  "or a prior-solved F), any operator format; with --op G, Gadj, GadjF or FGadj");
+  cmd->add_option("--op", o->op,
+                  "F, Fadj, FadjF or FFadj; with --aux G, Gadj, GadjF (G*F) or FGadj (FG*)")
+      ->capture_default_str();
   cmd->add_option("--precision", o->precision, "five-phase precision string, e.g. DSSDD")
       ->capture_default_str();
   add_threads_option(cmd, o->threads);
@@ -203,8 +233,11 @@ void add_matvec_command(CLI::App& app) {
                   "process grid PRxPC or auto (Algorithm 4), under mpiexec (the default there: "
                   "auto); every rank reads only its slice of the operator");
   cmd->callback([o] {
-    const std::vector<NamedPath> inputs = {
-        {"--operator", o->operator_path}, {"--row", o->row_path}, {"--input", o->input_path}};
+    check_op_and_aux(*o);
+    const std::vector<NamedPath> inputs = {{"--operator", o->operator_path},
+                                           {"--row", o->row_path},
+                                           {"--aux", o->aux_path},
+                                           {"--input", o->input_path}};
     check_paths(inputs, {});  // "-" as an input first: output_format() reads --input
     check_paths(inputs, {{"--output", o->output_path, output_kind(output_format(*o))}},
                 StandardOutput::Allowed);

@@ -9,12 +9,15 @@
 #include <vector>
 
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 
 namespace shiftop::app {
 
 struct MatvecOptions {
   std::string operator_path, row_path, input_path, output_path;
+  /// --aux: the second operator G of an operator pair (matvec_pair.cpp); empty for none.
+  std::string aux_path;
   std::string op = "F", precision = "DDDDD", output_format = "auto", backend = "cpu";
   int threads = 0;
   bool json = false, allow_nonfinite = false;
@@ -41,6 +44,10 @@ std::FILE* summary_stream(const MatvecOptions& o);
 /// The output of op for input x, with no values yet: its shape, space and FFTMatvec marks.
 io::VectorData output_vector(const io::VectorData& x, const Shape& shape, const Metadata& metadata,
                              btt::Op op);
+
+/// y = op x for the operator pair of F (read from --operator) and G (--aux), op one of G, Gadj,
+/// GadjF, FGadj (matvec_pair.cpp).
+void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f);
 
 /// The run on a process grid (MPI_Init to MPI_Finalize inside).
 void run_distributed_matvec(const MatvecOptions& o);

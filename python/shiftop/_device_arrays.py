@@ -68,8 +68,9 @@ def apply(plan, op: str, x, out=None, *, device: int | None = None):
         cast, into a new array); non-contiguous inputs are copied to C order.
     out: optional float64 C-contiguous array of the output's shape, same library and device as
         x, written in place (no copy) and returned.
-    device: the CUDA device index the plan was made on; needed for a CUDA plan, which only takes
-        arrays on that GPU (a wrong GPU, or a CPU tensor on a CUDA plan, raises ValueError).
+    device: the CUDA device index the plan was made on (None: GPU 0 where it is the only one
+        visible; with several, it must be given). A CUDA plan only takes arrays on that GPU (a
+        wrong GPU, or a CPU tensor on a CUDA plan, raises ValueError).
     The result of a CUDA apply is ready in stream order on the caller's current stream: read it
     with the library's own operations, or synchronise that stream before handing the memory to
     another stream or to the host by other means.
@@ -85,16 +86,22 @@ def apply(plan, op: str, x, out=None, *, device: int | None = None):
     return _apply_cupy(plan, op, x, out, device)
 
 
-def _plan_device(plan, device, where: str) -> int:
-    """The plan's CUDA device, checked against the array's `where` ('GPU k' or 'the CPU')."""
+def _plan_device(plan, device, where: str, visible_devices: int) -> int:
+    """The plan's CUDA device, after checking that the plan runs on a GPU at all (the array is on
+    `where`, 'GPU k'). With one visible GPU it can only be that one (index 0)."""
     if plan.backend != "cuda":
         raise ValueError(
             f"x is on {where} but the operator runs on the CPU: pass a NumPy array or a CPU "
             "tensor, or make the operator with backend='cuda'"
         )
-    if device is None:
-        raise ValueError("device: the CUDA device of the operator's plan is needed for device arrays")
-    return device
+    if device is not None:
+        return device
+    if visible_devices == 1:
+        return 0
+    raise ValueError(
+        f"device: {visible_devices} GPUs are visible and the operator's is not known: pass "
+        "device=<the index the operator was made with>"
+    )
 
 
 def _apply_torch(plan, op, x, out, device):
@@ -122,11 +129,13 @@ def _torch_apply_no_grad(plan, op, x, out, device):
     if x.device.type == "cpu":
         if plan.backend != "cpu":
             raise ValueError(
-                f"x is a CPU tensor but the operator runs on GPU {device}: move it there with "
-                f"x.to('cuda:{device}'), or make the operator with backend='cpu'"
+                "x is a CPU tensor but the operator runs on a GPU: move it there with "
+                "x.to('cuda'), or make the operator with backend='cpu'"
             )
     elif x.device.type == "cuda":
-        plan_device = _plan_device(plan, device, f"GPU {x.device.index}")
+        plan_device = _plan_device(
+            plan, device, f"GPU {x.device.index}", torch.cuda.device_count()
+        )
         if x.device.index != plan_device:
             raise ValueError(
                 f"x is on GPU {x.device.index}, the operator on GPU {plan_device}: move it with "
@@ -172,7 +181,9 @@ def _apply_cupy(plan, op, x, out, device):
     if x.dtype.kind not in "fiu":
         raise TypeError(f"x has dtype {x.dtype}: expected a real numeric array (float64)")
     nrhs, out_shape = shapes(plan, op, x.shape)
-    plan_device = _plan_device(plan, device, f"GPU {x.device.id}")
+    plan_device = _plan_device(
+        plan, device, f"GPU {x.device.id}", cupy.cuda.runtime.getDeviceCount()
+    )
     if x.device.id != plan_device:
         raise ValueError(
             f"x is on GPU {x.device.id}, the operator on GPU {plan_device}: move it with "

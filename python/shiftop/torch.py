@@ -50,12 +50,13 @@ def _differentiable_apply(plan, action, x, device):
 
 
 def _plan_and_device(op):
-    """The plan and CUDA device of a shiftop.Operator."""
+    """The plan of a shiftop.Operator and its CUDA device (None: the one GPU visible, see
+    shiftop._device_arrays.apply)."""
     from .operator import Operator
 
     if not isinstance(op, Operator):
         raise TypeError(f"op must be a shiftop.Operator, got {type(op).__name__}")
-    return op._plan, (op.device if op.backend == "cuda" else None)
+    return op._plan, None
 
 
 def apply(op, x: torch.Tensor, which: str = "F") -> torch.Tensor:

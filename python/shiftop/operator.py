@@ -231,7 +231,8 @@ class Operator(_Action):
     @property
     def precision(self) -> str:
         """The five-phase precision string, e.g. 'DDDDD'; set it to change later applies."""
-        return self._plan.precision
+        with self._lock:  # not the temporary one of another thread's apply(precision=...)
+            return self._plan.precision
 
     @precision.setter
     def precision(self, value: str) -> None:
@@ -264,22 +265,30 @@ class Operator(_Action):
         """F*F, the Gauss-Newton Hessian of the misfit, as a view: op.normal() @ m."""
         return NormalOperator(self, "FadjF")
 
-    def apply(self, x, op: str = "F", out=None):
+    def apply(self, x, op: str = "F", out=None, precision: str | None = None):
         """op(F) x for op in 'F', 'Fadj', 'FadjF', 'FFadj'.
 
         x: one vector (blocks, Nt) or a batch (nrhs, blocks, Nt), blocks = Nm for 'F' and
             'FadjF', Nd for 'Fadj' and 'FFadj'; cast to float64 (copied to C order if needed).
         out: optional C-contiguous float64 array of the output's shape, written in place and
             returned (it must not overlap x).
-        The precision is the operator's (op.precision), not a per-call option: switching it for
-        one call and back would race with other threads' applies and surprise their callers.
+        precision: this call's five-phase precision (e.g. 'DSSDD'), None for op.precision. The
+            operator switches to it and back under its lock, so other threads applying this
+            Operator wait and never see it; but when the GEMV letter changes, each such call
+            converts F^ to FP32 and frees it again (a pass over F^): for many calls in one
+            precision, set op.precision instead. Refused for device arrays, whose applies run
+            asynchronously after the call returns.
         """
         if op not in _ACTIONS:
             raise ValueError(f"op {op!r}: expected one of 'F', 'Fadj', 'FadjF', 'FFadj'")
-        return self._apply(op, x, out)
+        return self._apply(op, x, out, precision)
 
-    def _apply(self, action, x, out):
+    def _apply(self, action, x, out, precision=None):
         if _is_device_array(x):
+            if precision is not None:
+                raise ValueError(
+                    "precision= applies to NumPy arrays only: set op.precision for device arrays"
+                )
             from . import _device_arrays
 
             return _device_arrays.apply(self._plan, action, x, out)
@@ -297,9 +306,18 @@ class Operator(_Action):
                 f"(nrhs, {blocks_in}, {nt}), got {x.shape}"
             )
         y = self._output(out, out_shape, action)
-        if nrhs > 0:
-            with self._lock:
-                self._plan.apply(action, x, y, nrhs)
+        if precision is not None and not isinstance(precision, str):
+            raise TypeError(f"precision must be a string such as 'DSSDD', got {precision!r}")
+        with self._lock:
+            saved = self._plan.precision
+            if precision is not None:
+                self._plan.precision = precision
+            try:
+                if nrhs > 0:
+                    self._plan.apply(action, x, y, nrhs)
+            finally:
+                if self._plan.precision != saved:
+                    self._plan.precision = saved
         return y
 
     @staticmethod
@@ -343,9 +361,9 @@ class AdjointOperator(_Action):
         """FF* as a view: op.H.normal() @ d maps (Nd, Nt) to (Nd, Nt)."""
         return NormalOperator(self._base, "FFadj")
 
-    def apply(self, x, out=None):
-        """F* x; x and out as in Operator.apply."""
-        return self._base._apply(self._action, x, out)
+    def apply(self, x, out=None, precision=None):
+        """F* x; x, out and precision as in Operator.apply."""
+        return self._base._apply(self._action, x, out, precision)
 
     def __repr__(self):
         return f"<shiftop adjoint F* of {self._base!r}>"
@@ -360,9 +378,9 @@ class NormalOperator(_Action):
         """Itself: the normal operators are self-adjoint."""
         return self
 
-    def apply(self, x, out=None):
-        """The normal operator applied to x; x and out as in Operator.apply."""
-        return self._base._apply(self._action, x, out)
+    def apply(self, x, out=None, precision=None):
+        """The normal operator applied to x; x, out and precision as in Operator.apply."""
+        return self._base._apply(self._action, x, out, precision)
 
     def __eq__(self, other):
         return (

@@ -1,5 +1,5 @@
 """Shared fixtures of the shiftop package tests: the independent dense reference of a block
-Toeplitz operator, built entry by entry from its kernels in NumPy."""
+Toeplitz operator, built entry by entry from its kernels in NumPy, and random operators."""
 
 import numpy as np
 import pytest
@@ -18,6 +18,24 @@ def dense_matrix(K, first_row=None):
                 block = np.where(lag < 0, first_row[i, j][np.clip(-lag, 0, None)], block)
             A[i, :, j, :] = block
     return A.reshape(nd * nt, nm * nt)
+
+
+def dense_action(A, action):
+    """The dense matrix of action 'F', 'Fadj', 'FadjF' or 'FFadj' of F = A."""
+    return {"F": A, "Fadj": A.T, "FadjF": A.T @ A, "FFadj": A @ A.T}[action]
+
+
+def random_general(rng, shape):
+    """Kernels K and a first block row R of the same shape whose lag-0 entries agree."""
+    K = rng.standard_normal(shape)
+    R = rng.standard_normal(shape)
+    R[:, :, 0] = K[:, :, 0]
+    return K, R
+
+
+def rel_err(a, b):
+    """max |a - b| / max |b| (the norm of the C++ tests' eq. (6) bounds, per entry)."""
+    return float(np.abs(np.asarray(a) - np.asarray(b)).max() / np.abs(np.asarray(b)).max())
 
 
 @pytest.fixture

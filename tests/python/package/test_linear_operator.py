@@ -1,0 +1,78 @@
+"""The SciPy LinearOperator and the PyLops-protocol adapter against the dense reference, and
+scipy's CG through them."""
+
+import numpy as np
+import pytest
+from conftest import dense_matrix, random_general, rel_err
+
+import shiftop
+
+FP64_TOL = 1e-13  # as in test_operator.py (measured <= 2e-15)
+
+
+@pytest.fixture
+def operator(rng):
+    K, R = random_general(rng, (3, 4, 9))
+    return shiftop.Operator.from_kernels(K, R, planning="estimate", max_rhs=2), dense_matrix(K, R)
+
+
+def test_scipy_linear_operator_matches_dense(rng, operator):
+    op, A = operator
+    L = op.aslinearoperator()
+    assert L.shape == (27, 36) and L.dtype == np.float64
+    m, d = rng.standard_normal(36), rng.standard_normal(27)
+    assert rel_err(L.matvec(m), A @ m) < FP64_TOL
+    assert rel_err(L.rmatvec(d), A.T @ d) < FP64_TOL
+    assert L.matvec(m[:, None]).shape == (27, 1)
+    X, Y = rng.standard_normal((36, 5)), rng.standard_normal((27, 5))  # 5 columns: 3 groups of 2
+    assert rel_err(L.matmat(X), A @ X) < FP64_TOL
+    assert rel_err(L.rmatmat(Y), A.T @ Y) < FP64_TOL
+    assert rel_err(L.H.matvec(d), A.T @ d) < FP64_TOL
+    assert rel_err((L @ X), A @ X) < FP64_TOL
+    assert rel_err(op.H.aslinearoperator().matvec(d), A.T @ d) < FP64_TOL
+    N = op.normal().aslinearoperator()
+    assert rel_err(N.matvec(m), A.T @ (A @ m)) < FP64_TOL
+    with pytest.raises(ValueError):
+        L.matvec(np.ones(27))
+
+
+def test_scipy_cg_on_the_regularised_normal_equations(rng, operator):
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    op, A = operator
+    N = op.normal().aslinearoperator()
+    n = N.shape[0]
+    H = LinearOperator((n, n), matvec=lambda v: N.matvec(v) + v, dtype=np.float64)  # F*F + I
+    b = rng.standard_normal(n)
+    expected = np.linalg.solve(A.T @ A + np.eye(n), b)
+    x, info = cg(H, b, rtol=1e-13, atol=0.0, maxiter=500)
+    assert info == 0
+    # Measured ~1e-14; CG stops at a relative residual of 1e-13 on a matrix of condition ~1e2.
+    assert rel_err(x, expected) < 1e-10
+
+
+def test_pylops_protocol(rng, operator):
+    op, A = operator
+    P = op.aspylops()
+    assert P.shape == (27, 36) and P.dtype == np.float64
+    assert P.dims == (4, 9) and P.dimsd == (3, 9)
+    assert P.clinear is True and P.explicit is False and isinstance(P.name, str)
+    m, d = rng.standard_normal(36), rng.standard_normal(27)
+    assert rel_err(P.matvec(m), A @ m) < FP64_TOL and P.matvec(m).shape == (27,)
+    assert P.matvec(m[:, None]).shape == (27, 1)
+    assert rel_err(P.rmatvec(d), A.T @ d) < FP64_TOL
+    # What pylops.LinearOperator(Op=P) calls: Op.matmat(x.reshape(-1, 1)) and Op.H.matvec(x).
+    assert rel_err(P.matmat(m.reshape(-1, 1)).ravel(), A @ m) < FP64_TOL
+    assert rel_err(P.H.matvec(d), A.T @ d) < FP64_TOL
+    assert P.H.dims == (3, 9) and P.H.dimsd == (4, 9) and P.H.shape == (36, 27)
+    assert rel_err(P._matvec(m), A @ m) < FP64_TOL and rel_err(P._rmatvec(d), A.T @ d) < FP64_TOL
+    X = rng.standard_normal((36, 3))
+    assert rel_err(P.matmat(X), A @ X) < FP64_TOL and rel_err(P @ X, A @ X) < FP64_TOL
+    assert rel_err(P.rmatmat(A @ X), A.T @ (A @ X)) < FP64_TOL
+    assert rel_err(P.dot(m), A @ m) < FP64_TOL and rel_err(P.T.matvec(d), A.T @ d) < FP64_TOL
+    assert rel_err(P.todense(), A) < FP64_TOL
+    assert (P.matvec_count, P.rmatvec_count) == (4, 1)  # matvec x3 and dot; rmatvec x1
+    with pytest.raises(ValueError, match=r"dimension mismatch: expected shape \(36,\) or \(36, 1\), got \(27,\)"):
+        P.matvec(d)
+    with pytest.raises(ValueError, match=r"dimension mismatch: expected a matrix of 27 rows, got \(36, 3\)"):
+        P.rmatmat(X)

@@ -1,8 +1,10 @@
 // Built instead of solve/cuda/*.cu when shiftop is configured without CUDA: the device methods
-// of the noise and the priors (include/shiftop/solve/) say why they cannot run.
+// of the noise and the priors (include/shiftop/solve/) and the data-space Hessian's GPU space
+// (solve/dense_space.hpp) say why they cannot run.
 #include "shiftop/core/error.hpp"
 #include "shiftop/solve/noise.hpp"
 #include "shiftop/solve/prior.hpp"
+#include "solve/dense_space.hpp"
 
 namespace shiftop::solve {
 namespace {
@@ -13,6 +15,9 @@ namespace {
 
 }  // namespace
 
+std::unique_ptr<DenseSpace> make_device_dense_space(std::shared_ptr<gpu::Context>, int) {
+  no_cuda();
+}
 void GaussianNoise::apply_device(const double*, double*, index_t, void*) const {
   no_cuda();
 }

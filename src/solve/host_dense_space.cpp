@@ -1,0 +1,138 @@
+// Host memory as the data-space Hessian's dense space (dense_space.hpp): LAPACK's Cholesky
+// (dpotrf, dtrtrs; multithreaded by the LAPACK the build links) and OpenMP loops for the rest.
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/aligned_buffer.hpp"
+#include "core/available_memory.hpp"
+#include "shiftop/core/error.hpp"
+#include "solve/dense_space.hpp"
+
+namespace shiftop::solve {
+namespace {
+
+class HostDenseSpace final : public DenseSpace {
+ public:
+  bool on_device() const override { return false; }
+
+  double available_bytes() const override {
+    const auto available = available_memory_bytes();
+    return available ? static_cast<double>(*available) : std::numeric_limits<double>::max();
+  }
+
+  double cholesky_workspace_bytes(index_t) override { return 0; }
+
+  SpaceVector allocate(std::size_t count, std::string_view what) override {
+    require_available_memory(8.0 * static_cast<double>(count), what);
+    auto buffer = std::make_shared<AlignedBuffer<double>>(count);
+    return SpaceVector(std::shared_ptr<void>(buffer, buffer->data()), count);
+  }
+
+  void upload(std::span<const double> host, double* to) override {
+    std::copy(host.begin(), host.end(), to);
+  }
+  void download(const double* from, std::span<double> host) override {
+    std::copy(from, from + host.size(), host.begin());
+  }
+  void copy(const double* from, double* to, std::size_t count) override {
+    std::copy(from, from + count, to);
+  }
+  void fill_zero(double* values, std::size_t count) override {
+    const auto n = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < n; ++k)
+      values[k] = 0;
+  }
+  void fill_unit_vectors(double* vectors, index_t length,
+                         std::span<const index_t> positions) override {
+    fill_zero(vectors, positions.size() * static_cast<std::size_t>(length));
+    for (std::size_t r = 0; r < positions.size(); ++r)
+      vectors[static_cast<index_t>(r) * length + positions[r]] = 1;
+  }
+  void gather(const double* vectors, index_t length, std::span<const index_t> positions,
+              std::span<double> out) override {
+    for (std::size_t r = 0; r < positions.size(); ++r)
+      out[r] = vectors[static_cast<index_t>(r) * length + positions[r]];
+  }
+  void add_to_diagonal(double* a, index_t lda, index_t first, index_t count,
+                       const double* values) override {
+    for (index_t c = 0; c < count; ++c)
+      a[c * lda + first + c] += values[first + c];
+  }
+  void axpy(double alpha, const double* x, double* y, std::size_t count) override {
+    const auto n = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < n; ++k)
+      y[k] += alpha * x[k];
+  }
+
+  void apply(btt::Plan& plan, btt::Op op, const double* x, double* y, index_t nrhs) override {
+    const Shape& s = plan.shape();
+    plan.apply(op, {x, static_cast<std::size_t>(nrhs * btt::input_blocks(op, s) * s.nt)},
+               {y, static_cast<std::size_t>(nrhs * btt::output_blocks(op, s) * s.nt)}, nrhs);
+  }
+  void apply_prior(const Prior& prior, const double* x, double* y, index_t nrhs) override {
+    const auto count = static_cast<std::size_t>(nrhs * prior.blocks() * prior.nt());
+    prior.apply_covariance({x, count}, {y, count}, nrhs);
+  }
+
+  void cholesky(double* a, index_t n) override {
+    const lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<lapack_int>(n), a,
+                                           static_cast<lapack_int>(n));
+    require(info >= 0, "LAPACKE_dpotrf rejected argument {} (n = {})", -info, n);
+    if (info > 0) not_positive_definite(info, n);
+  }
+  void triangular_solve(const double* factor, index_t n, double* b, index_t nrhs,
+                        bool transpose) override {
+    const lapack_int info =
+        LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', transpose ? 'T' : 'N', 'N',
+                       static_cast<lapack_int>(n), static_cast<lapack_int>(nrhs), factor,
+                       static_cast<lapack_int>(n), b, static_cast<lapack_int>(n));
+    require(info == 0, "LAPACKE_dtrtrs failed with info {} (n = {}, nrhs = {})", info, n, nrhs);
+  }
+  void gemm_transposed(const double* a, index_t rows, index_t cols, const double* x, double* y,
+                       index_t nrhs) override {
+#pragma omp parallel for schedule(static)
+    for (index_t j = 0; j < cols; ++j) {
+      const double* column = a + j * rows;
+      for (index_t r = 0; r < nrhs; ++r) {
+        const double* v = x + r * rows;
+        double sum = 0;
+        for (index_t i = 0; i < rows; ++i)
+          sum += column[i] * v[i];
+        y[r * cols + j] = sum;
+      }
+    }
+  }
+  void column_dots(const double* a, const double* b, index_t rows, index_t cols,
+                   std::span<double> out) override {
+#pragma omp parallel for schedule(static)
+    for (index_t j = 0; j < cols; ++j) {
+      double sum = 0;
+      for (index_t i = 0; i < rows; ++i)
+        sum += a[j * rows + i] * b[j * rows + i];
+      out[static_cast<std::size_t>(j)] = sum;
+    }
+  }
+  void synchronize() override {}
+
+ private:
+  [[noreturn]] static void not_positive_definite(lapack_int minor, index_t n) {
+    fail(
+        "the data-space Hessian K = Gamma_noise + F Gamma_prior F* ({} x {}) is not positive "
+        "definite: its leading minor of order {} is not (Cholesky failed); check that the noise "
+        "variances are positive and the prior covariance is positive semi-definite",
+        n, n, minor);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<DenseSpace> make_host_dense_space() {
+  return std::make_unique<HostDenseSpace>();
+}
+
+}  // namespace shiftop::solve

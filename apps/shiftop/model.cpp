@@ -4,8 +4,6 @@
 #include <fmt/core.h>
 
 #include <cmath>
-#include <numbers>
-#include <random>
 
 #include "commands.hpp"
 #include "output_paths.hpp"
@@ -14,6 +12,7 @@
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 #include "shiftop/models/heat2d.hpp"
+#include "shiftop/models/inversion_inputs.hpp"
 #include "shiftop/models/wave2d.hpp"
 
 namespace shiftop::app {
@@ -26,40 +25,14 @@ struct ModelOptions {
   std::uint64_t seed = 1;
 };
 
-// m_j(t): a Gaussian pulse in time whose arrival and amplitude vary smoothly with the position
-// (x, y) of source j, so the parameter field is smooth in space and time.
-std::vector<double> smooth_parameter(const std::vector<index_t>& sources, index_t n, index_t nt) {
-  std::vector<double> m(sources.size() * static_cast<std::size_t>(nt));
-  const double h = 1.0 / static_cast<double>(n + 1);
-  for (std::size_t j = 0; j < sources.size(); ++j) {
-    const double x = static_cast<double>(sources[j] % n + 1) * h;
-    const double y = static_cast<double>(sources[j] / n + 1) * h;
-    const double centre = 0.3 + 0.4 * y;
-    const double amplitude = 1.0 + 0.5 * std::sin(2 * std::numbers::pi * x);
-    for (index_t t = 0; t < nt; ++t) {
-      const double tau = (static_cast<double>(t) + 0.5) / static_cast<double>(nt) - centre;
-      m[j * nt + t] = amplitude * std::exp(-tau * tau / (2 * 0.1 * 0.1));
-    }
-  }
-  return m;
-}
-
-// d = F m + noise, noise Gaussian with standard deviation `relative` times the RMS of F m.
+// d = F m + noise (models/inversion_inputs.hpp), F applied by the FFT plan as `matvec` does.
 std::vector<double> noisy_data(const io::OperatorData& op, const std::vector<double>& m,
                                double relative, std::uint64_t seed) {
   btt::Plan plan = btt::Plan::create(op.first_column, op.shape,
                                      {.max_rhs = 1, .planning = btt::Planning::Estimate});
   std::vector<double> d(static_cast<std::size_t>(op.shape.nd * op.shape.nt));
   plan.apply(btt::Op::F, m, d);
-  double sum = 0;
-  for (const double v : d)
-    sum += v * v;
-  const double sigma = relative * std::sqrt(sum / static_cast<double>(d.size()));
-  std::mt19937_64 engine(seed);
-  std::normal_distribution<double> normal(0.0, sigma);
-  if (sigma > 0)
-    for (double& v : d)
-      v += normal(engine);
+  models::add_relative_noise(d, relative, seed);
   return d;
 }
 
@@ -109,7 +82,7 @@ void run(const ModelOptions& o) {
              io::to_string(format));
   if (o.truth.empty() && o.data.empty()) return;
 
-  const std::vector<double> m_true = smooth_parameter(sources, o.n, o.nt);
+  const std::vector<double> m_true = models::smooth_source(sources, o.n, o.nt);
   if (!o.truth.empty()) {
     io::write_vector(o.truth,
                      {.blocks = op.shape.nm,

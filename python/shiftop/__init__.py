@@ -9,5 +9,6 @@ Start with :class:`shiftop.Operator`::
 
 from ._version import __version__
 from .operator import Operator
+from . import models
 
 __all__ = ["Operator", "__version__"]

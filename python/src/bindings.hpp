@@ -12,5 +12,7 @@ void bind_operator(nanobind::module_& m);
 void bind_device(nanobind::module_& m);
 /// Plan.time_apply: C++-timed applies on NumPy arrays (bench/python_overhead.py).
 void bind_timing(nanobind::module_& m);
+/// Heat2d, Wave2d, smooth_source, add_relative_noise: the PDE models (shiftop.models).
+void bind_models(nanobind::module_& m);
 
 }  // namespace shiftop::python

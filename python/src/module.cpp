@@ -15,4 +15,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_operator(m);
   shiftop::python::bind_device(m);
   shiftop::python::bind_timing(m);
+  shiftop::python::bind_models(m);
 }

@@ -19,6 +19,8 @@ shiftop._distributed, is a separate module that links MPI; ``import shiftop`` do
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import _distributed_config
@@ -84,8 +86,6 @@ def read(
         'cuda' (built with NCCL: each rank drives the GPU of its node rank).
     Errors are raised on every rank (shiftop._core.Error, a ValueError, for bad input).
     """
-    import os
-
     comm, handle = _communicator(comm)
     if isinstance(grid, tuple):
         if len(grid) != 2 or not all(isinstance(n, int) for n in grid):

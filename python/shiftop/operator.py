@@ -116,8 +116,9 @@ class Operator(_Action):
     released, so threads may share an operator; for parallel applies use one operator per thread.
     """
 
-    def __init__(self, plan: _core.Plan):
-        """Wraps an existing shiftop._core.Plan; use from_kernels or from_file to make one."""
+    def __init__(self, plan: _core.Plan, device: int | None = None):
+        """Wraps an existing shiftop._core.Plan; use from_kernels or from_file to make one.
+        device: the CUDA device index a 'cuda' plan was made on (None: not known)."""
         if not isinstance(plan, _core.Plan):
             raise TypeError(
                 f"Operator wraps a shiftop._core.Plan, got {type(plan).__name__}: "
@@ -125,6 +126,7 @@ class Operator(_Action):
             )
         super().__init__(self, "F")
         self._plan = plan
+        self._device = device if plan.backend == "cuda" else None
         self._lock = threading.Lock()
         self._adjoint = AdjointOperator(self)
 
@@ -184,7 +186,7 @@ class Operator(_Action):
             threads=threads,
             planning=planning,
         )
-        return cls(plan)
+        return cls(plan, device)
 
     @classmethod
     def from_file(
@@ -215,7 +217,7 @@ class Operator(_Action):
             threads=threads,
             planning=planning,
         )
-        return cls(plan)
+        return cls(plan, device)
 
     # --- properties --------------------------------------------------------------------------
     @property
@@ -245,6 +247,11 @@ class Operator(_Action):
     def backend(self) -> str:
         """'cpu' or 'cuda'."""
         return self._plan.backend
+
+    @property
+    def device(self) -> int | None:
+        """The CUDA device index of a 'cuda' operator; None on the CPU."""
+        return self._device
 
     @property
     def memory_bytes(self) -> int:
@@ -291,7 +298,7 @@ class Operator(_Action):
                 )
             from . import _device_arrays
 
-            return _device_arrays.apply(self._plan, action, x, out)
+            return _device_arrays.apply(self._plan, action, x, out, device=self._device)
         x = _as_float64("x", x)
         nd, nm, nt = self.kernel_shape
         blocks_in = (nd, nm)[_BLOCKS[action][0]]
@@ -339,9 +346,10 @@ class Operator(_Action):
     def __repr__(self):
         nd, nm, nt = self.kernel_shape
         kind = "triangular" if self.triangular else "general"
+        where = self.backend if self._device is None else f"cuda:{self._device}"
         return (
             f"<shiftop.Operator (Nd, Nm, Nt) = ({nd}, {nm}, {nt}), {kind}, "
-            f"precision {self.precision}, {self.backend}, {self.memory_bytes} bytes>"
+            f"precision {self.precision}, {where}, {self.memory_bytes} bytes>"
         )
 
 

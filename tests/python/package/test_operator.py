@@ -265,7 +265,7 @@ def test_bad_precision_leaves_the_operator_unchanged(rng):
 def test_properties_and_views(rng):
     op = make(rng.standard_normal((3, 4, 10)), max_rhs=3)
     assert op.shape == (30, 40) and op.kernel_shape == (3, 4, 10)
-    assert op.dtype == np.float64 and op.backend == "cpu"
+    assert op.dtype == np.float64 and op.backend == "cpu" and op.device is None
     assert op.memory_bytes > 0
     assert op.H.shape == (40, 30) and op.H.H is op and op.H is op.H
     assert op.normal().shape == (40, 40) and op.H.normal().shape == (30, 30)

@@ -35,21 +35,29 @@ def cg_convergence(solve_jsons, out, *, labels=None, format=None):
     """Plots the relative residual norm against the iteration (log y) of one `shiftop solve
     --json` result or a list of them (e.g. the prior against the circulant preconditioner), each
     line labelled with its preconditioner and iteration count unless `labels` names them. A
-    residual of exactly 0 is drawn at a floor marked "exact (0)". Returns the matplotlib Figure."""
+    residual of exactly 0 is drawn at a floor marked "exact (0)"; a run's `tolerance` (solve
+    --tol) is drawn as a dashed line. Returns the matplotlib Figure."""
     chosen = output_format(out, format)
     runs = load_json_list(solve_jsons, "solve JSON")
     if labels is not None and (isinstance(labels, str) or len(labels) != len(runs)):
         raise ValueError(f"labels: expected {len(runs)} label(s), one per run, got {labels!r:.60}")
     histories = [_history(data, name) for data, name in runs]
     values = [r for h in histories for r in h]
-    floor = zero_floor(values)
+    # The stopping tolerance of `shiftop solve --tol` where the JSON has it.
+    tolerances = sorted({float(data["tolerance"]) for data, _ in runs
+                         if isinstance(data.get("tolerance"), (int, float))
+                         and not isinstance(data["tolerance"], bool) and data["tolerance"] > 0})
+    floor = zero_floor(values + tolerances)
     figure = Figure(figsize=(6.4, 4.4), layout="constrained")
     ax = figure.subplots()
     for k, ((data, _), history) in enumerate(zip(runs, histories)):
         ax.plot(range(len(history)), at_floor(history, floor), "-o", markersize=2.5,
                 color=f"C{k % 10}", label=labels[k] if labels is not None else _label(data, history))
+    for tolerance in tolerances:
+        ax.axhline(tolerance, color="0.4", linestyle="--", linewidth=0.9,
+                   label=f"--tol {tolerance:.0e}")
     if min(values) == 0:
-        mark_floor(ax, floor, max(values))
+        mark_floor(ax, floor, max(values + tolerances))
     else:
         ax.set_yscale("log")
     shapes = {tuple(data["shape"].get(k) for k in ("nd", "nm", "nt"))

@@ -224,7 +224,8 @@ def test_bench_sweep_refuses_runs_that_are_no_sweep(tmp_path, runs, message):
 def solve_run(preconditioner, history, converged=True):
     return {"command": "solve", "method": "cg", "preconditioner": preconditioner,
             "iterations": len(history) - 1, "residual_history": history,
-            "converged": converged, "seconds": {}, "shape": {"nd": 3, "nm": 5, "nt": 8}}
+            "converged": converged, "seconds": {}, "shape": {"nd": 3, "nm": 5, "nt": 8},
+            "prior": "diagonal", "tolerance": 1e-8, "max_iterations": 100}
 
 
 def test_cg_convergence_draws_each_history_and_zeros_at_the_floor(tmp_path):
@@ -236,13 +237,14 @@ def test_cg_convergence_draws_each_history_and_zeros_at_the_floor(tmp_path):
     ax = figure.axes[0]
     lines = {line.get_label(): line for line in ax.get_lines() if line.get_label()[0] != "_"}
     assert set(lines) == {"prior preconditioner: 9 iterations",
-                          "circulant preconditioner: 3 iterations"}
+                          "circulant preconditioner: 3 iterations", "--tol 1e-08"}
     np.testing.assert_allclose(lines["prior preconditioner: 9 iterations"].get_ydata(),
                                prior["residual_history"])
     assert ytick_labels(ax)["exact (0)"] == pytest.approx(1e-10)
     assert lines["circulant preconditioner: 3 iterations"].get_ydata()[-1] == pytest.approx(1e-10)
     assert inside(ax, np.column_stack(lines["circulant preconditioner: 3 iterations"].get_data()))
     assert "Nd=3, Nm=5, Nt=8" in ax.get_title()
+    assert list(lines["--tol 1e-08"].get_ydata()) == [1e-8, 1e-8]
 
 
 def test_cg_convergence_labels_and_refusals(tmp_path):

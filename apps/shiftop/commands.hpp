@@ -86,5 +86,6 @@ void add_grid_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_solve_command(CLI::App& app);
 
 }  // namespace shiftop::app

@@ -1,0 +1,229 @@
+// `shiftop solve`: the MAP point of the linear Gaussian inverse problem d = F m + e,
+// e ~ N(0, Gamma_noise), m ~ N(m_prior, Gamma_prior) (mixed-precision-block-toeplitz-matvec,
+// section 2.2, eq. 4), by preconditioned conjugate gradients on the Hessian
+// (shiftop/solve/map_cg.hpp), with the prior or the circulant approximation as preconditioner.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "commands.hpp"
+#include "core/timer.hpp"
+#include "io/atomic_output.hpp"
+#include "output_paths.hpp"
+#include "shiftop/btt/plan.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/io/operator_file.hpp"
+#include "shiftop/io/vector_file.hpp"
+#include "shiftop/solve/map_cg.hpp"
+
+namespace shiftop::app {
+namespace {
+
+struct SolveOptions {
+  std::string operator_path, data_path, output_path, prior = "diagonal", prior_kernels, prior_mean,
+                                                     preconditioner = "prior", truth, json_path;
+  double noise_variance = 0, noise_std = 0, prior_variance = 1, correlation_steps = 0,
+         tolerance = 1e-8;
+  index_t max_iterations = 1000;
+  int threads = 0;
+  bool progress = false;
+};
+
+// One vector of `blocks` x Nt from `path` (`option` names it in messages).
+std::vector<double> read_one_vector(const std::string& path, const std::string& option,
+                                    index_t blocks, index_t nt, const char* what) {
+  io::VectorData v = io::read_vector(path);
+  require(v.nrhs == 1 && v.blocks == blocks && v.nt == nt,
+          "{} {}: expected one {} vector of {} blocks x {} steps, got {} vector(s) of {} x {}",
+          option, path, what, blocks, nt, v.nrhs, v.blocks, v.nt);
+  return std::move(v.values);
+}
+
+std::shared_ptr<const solve::Prior> make_prior(const SolveOptions& o, const Shape& shape,
+                                               const btt::PlanOptions& plan_options) {
+  require(std::isfinite(o.prior_variance) && o.prior_variance > 0,
+          "--prior-variance: expected a positive number, got {}", o.prior_variance);
+  const std::vector<double> variances(static_cast<std::size_t>(shape.nm), o.prior_variance);
+  if (o.prior == "diagonal") {
+    require(o.correlation_steps == 0 && o.prior_kernels.empty(),
+            "--prior diagonal takes --prior-variance only (not --correlation-steps or "
+            "--prior-kernels)");
+    return std::make_shared<solve::DiagonalPrior>(variances, shape.nt);
+  }
+  if (o.prior == "smoothing") {
+    require(o.correlation_steps > 0,
+            "--prior smoothing needs --correlation-steps, a positive number of time steps");
+    require(o.prior_kernels.empty(), "--prior smoothing does not take --prior-kernels");
+    return std::make_shared<solve::TimeSmoothingPrior>(variances, o.correlation_steps, shape.nt,
+                                                       plan_options);
+  }
+  require(!o.prior_kernels.empty(),
+          "--prior kernels needs --prior-kernels FILE, the Nm x Nm x Nt block Toeplitz covariance");
+  require(o.correlation_steps == 0, "--prior kernels does not take --correlation-steps");
+  const io::OperatorData kernels = io::read_operator(o.prior_kernels);
+  require(kernels.triangular && kernels.shape == Shape{shape.nm, shape.nm, shape.nt},
+          "--prior-kernels {}: expected the first block column of shape (Nm={}, Nm={}, Nt={}), "
+          "got {}",
+          o.prior_kernels, shape.nm, shape.nm, shape.nt, kernels.shape.str());
+  return std::make_shared<solve::KernelPrior>(kernels.first_column, kernels.shape, plan_options);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  io::AtomicOutput out(path, io::AtomicOutput::Kind::Stream);
+  {
+    std::ofstream file(out.path(), std::ios::binary);
+    file << text;
+    file.close();
+    require(file.good(), "--json {}: cannot write the file", path);
+  }
+  out.commit();
+}
+
+void run(const SolveOptions& o) {
+  require((o.noise_variance > 0) != (o.noise_std > 0),
+          "expected exactly one of --noise-variance and --noise-std, a positive number");
+  require(std::isfinite(o.noise_variance) && std::isfinite(o.noise_std),
+          "--noise-variance/--noise-std: expected a finite number");
+  require(std::isfinite(o.tolerance) && o.tolerance > 0 && o.tolerance < 1,
+          "--tol: expected a number in (0, 1), got {}", o.tolerance);
+  const solve::Preconditioner preconditioner = solve::parse_preconditioner(o.preconditioner);
+  const io::VectorFormat output_format = io::output_vector_format(o.output_path);
+  check_paths({{"--operator", o.operator_path},
+               {"--data", o.data_path},
+               {"--prior-kernels", o.prior_kernels},
+               {"--prior-mean", o.prior_mean},
+               {"--truth", o.truth}},
+              {{"--output", o.output_path, output_kind(output_format)},
+               {"--json", o.json_path, io::AtomicOutput::Kind::Stream}});
+
+  Stopwatch watch;
+  const io::OperatorData a = io::read_operator(o.operator_path);
+  const Shape& shape = a.shape;
+  const auto d = read_one_vector(o.data_path, "--data", shape.nd, shape.nt, "data");
+  const auto m_prior = o.prior_mean.empty() ? std::vector<double>{}
+                                            : read_one_vector(o.prior_mean, "--prior-mean",
+                                                              shape.nm, shape.nt, "parameter");
+  const auto truth = o.truth.empty()
+                         ? std::vector<double>{}
+                         : read_one_vector(o.truth, "--truth", shape.nm, shape.nt, "parameter");
+  const double read_seconds = watch.lap();
+
+  btt::PlanOptions plan_options;
+  plan_options.cpu.threads = o.threads;
+  auto plan = std::make_shared<btt::Plan>(
+      a.triangular ? btt::Plan::create(a.first_column, shape, plan_options)
+                   : btt::Plan::create_general(a.first_column, a.first_row, shape, plan_options));
+  const double variance = o.noise_variance > 0 ? o.noise_variance : o.noise_std * o.noise_std;
+  solve::Hessian hessian(plan,
+                         solve::GaussianNoise(std::vector<double>(shape.nd, variance), shape.nt),
+                         make_prior(o, shape, plan_options));
+  const double plan_seconds = watch.lap();
+
+  solve::MapCgOptions options;
+  options.tolerance = o.tolerance;
+  options.max_iterations = o.max_iterations;
+  options.preconditioner = preconditioner;
+  options.threads = o.threads;
+  const bool show_progress = o.progress || isatty(STDERR_FILENO) != 0;
+  if (show_progress) {
+    options.progress = [](index_t iteration, double residual) {
+      fmt::print(stderr, "\rCG iteration {}: relative residual {:.3e}", iteration, residual);
+      std::fflush(stderr);
+    };
+  }
+  const solve::MapCgResult result = solve::map_cg(hessian, d, m_prior, options);
+  if (show_progress && result.iterations > 0) fmt::print(stderr, "\n");
+
+  io::write_vector(o.output_path,
+                   {.blocks = shape.nm,
+                    .nt = shape.nt,
+                    .values = result.m,
+                    .space = io::VectorSpace::Parameter,
+                    .metadata = {{"content", "MAP point"},
+                                 {"prior", hessian.prior().name().data()},
+                                 {"preconditioner", o.preconditioner}}},
+                   output_format);
+  const double write_seconds = watch.lap();
+
+  double truth_error = 0;
+  if (!truth.empty()) {
+    double diff = 0, norm = 0;
+    for (std::size_t k = 0; k < truth.size(); ++k) {
+      diff += (result.m[k] - truth[k]) * (result.m[k] - truth[k]);
+      norm += truth[k] * truth[k];
+    }
+    truth_error = std::sqrt(diff / norm);
+  }
+  fmt::print(
+      "{}: wrote the MAP point ({} prior, {} preconditioner): {} after {} iterations, "
+      "relative residual {:.3e}{}\n",
+      o.output_path, hessian.prior().name(), o.preconditioner,
+      result.converged ? "converged" : "NOT converged", result.iterations,
+      result.residual_history.back(),
+      truth.empty() ? "" : fmt::format(", relative error to --truth {:.3e}", truth_error));
+  if (o.json_path.empty()) return;
+  nlohmann::ordered_json out{{"command", "solve"},
+                             {"method", "cg"},
+                             {"preconditioner", o.preconditioner},
+                             {"iterations", result.iterations},
+                             {"residual_history", result.residual_history},
+                             {"converged", result.converged},
+                             {"seconds",
+                              {{"read", read_seconds},
+                               {"plan", plan_seconds},
+                               {"preconditioner_setup", result.setup_seconds},
+                               {"iterations", result.iteration_seconds},
+                               {"write", write_seconds}}},
+                             {"shape", {{"nd", shape.nd}, {"nm", shape.nm}, {"nt", shape.nt}}},
+                             {"prior", hessian.prior().name()},
+                             {"tolerance", o.tolerance},
+                             {"max_iterations", o.max_iterations},
+                             {"output", o.output_path}};
+  if (!truth.empty()) out["relative_error_to_truth"] = truth_error;
+  write_text(o.json_path, out.dump() + "\n");
+}
+
+}  // namespace
+
+void add_solve_command(CLI::App& app) {
+  auto o = std::make_shared<SolveOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "solve", "MAP point of the Bayesian inverse problem d = F m + noise by preconditioned CG");
+  cmd->add_option("--operator", o->operator_path, "the p2o map F (any operator file)")->required();
+  cmd->add_option("--data", o->data_path, "the observed data d (Nd x Nt)")->required();
+  cmd->add_option("-o,--output", o->output_path, "where to write the MAP point (.h5 or .npy)")
+      ->required();
+  cmd->add_option("--noise-variance", o->noise_variance, "noise variance of every sensor");
+  cmd->add_option("--noise-std", o->noise_std, "noise standard deviation of every sensor");
+  cmd->add_option("--prior", o->prior, "prior covariance: diagonal, smoothing or kernels")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"diagonal", "smoothing", "kernels"}));
+  cmd->add_option("--prior-variance", o->prior_variance,
+                  "prior variance of every parameter block (diagonal, smoothing)")
+      ->capture_default_str();
+  cmd->add_option("--correlation-steps", o->correlation_steps,
+                  "smoothing prior: correlation length in time steps, exp(-|s-t|/L)");
+  cmd->add_option("--prior-kernels", o->prior_kernels,
+                  "kernels prior: operator file (Nm, Nm, Nt) of the covariance's lags");
+  cmd->add_option("--prior-mean", o->prior_mean, "prior mean m_prior (Nm x Nt; default 0)");
+  cmd->add_option("--preconditioner", o->preconditioner, "prior or circulant")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"prior", "circulant"}));
+  cmd->add_option("--tol", o->tolerance, "relative residual (preconditioner norm) to stop at")
+      ->capture_default_str();
+  add_count_option(cmd, "--maxiter", o->max_iterations, "most CG iterations");
+  cmd->add_option("--truth", o->truth, "a true parameter: report the MAP point's relative error");
+  cmd->add_option("--json", o->json_path, "write a JSON summary (residual history) here");
+  cmd->add_flag("--progress", o->progress,
+                "print CG's progress on stderr (default: only when stderr is a terminal)");
+  add_threads_option(cmd, o->threads);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace shiftop::app

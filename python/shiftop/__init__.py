@@ -10,5 +10,7 @@ Start with :class:`shiftop.Operator`::
 from ._version import __version__
 from .operator import Operator
 from . import models
+from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapResult,
+                      TimeSmoothingPrior, map_point)
 
 __all__ = ["Operator", "__version__"]

@@ -14,5 +14,7 @@ void bind_device(nanobind::module_& m);
 void bind_timing(nanobind::module_& m);
 /// Heat2d, Wave2d, smooth_source, add_relative_noise: the PDE models (shiftop.models).
 void bind_models(nanobind::module_& m);
+/// GaussianNoise, the priors, Hessian and map_cg: the inverse problem (shiftop.inverse).
+void bind_solve(nanobind::module_& m);
 
 }  // namespace shiftop::python

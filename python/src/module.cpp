@@ -16,4 +16,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_device(m);
   shiftop::python::bind_timing(m);
   shiftop::python::bind_models(m);
+  shiftop::python::bind_solve(m);
 }

@@ -68,8 +68,8 @@ def apply(plan, op: str, x, out=None, *, device: int | None = None):
         cast, into a new array); non-contiguous inputs are copied to C order.
     out: optional float64 C-contiguous array of the output's shape, same library and device as
         x, written in place (no copy) and returned.
-    device: the CUDA device index the plan was made on (None: GPU 0 where it is the only one
-        visible; with several, it must be given). A CUDA plan only takes arrays on that GPU (a
+    device: the CUDA device index the plan was made on (shiftop.Operator.device; None: GPU 0
+        where it is the only one visible, with several it must be given). A CUDA plan only takes arrays on that GPU (a
         wrong GPU, or a CPU tensor on a CUDA plan, raises ValueError).
     The result of a CUDA apply is ready in stream order on the caller's current stream: read it
     with the library's own operations, or synchronise that stream before handing the memory to

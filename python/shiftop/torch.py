@@ -50,13 +50,12 @@ def _differentiable_apply(plan, action, x, device):
 
 
 def _plan_and_device(op):
-    """The plan of a shiftop.Operator and its CUDA device (None: the one GPU visible, see
-    shiftop._device_arrays.apply)."""
+    """The plan of a shiftop.Operator and the CUDA device it was made on (None on the CPU)."""
     from .operator import Operator
 
     if not isinstance(op, Operator):
         raise TypeError(f"op must be a shiftop.Operator, got {type(op).__name__}")
-    return op._plan, None
+    return op._plan, op.device
 
 
 def apply(op, x: torch.Tensor, which: str = "F") -> torch.Tensor:

@@ -34,6 +34,27 @@ std::size_t to_size(index_t count) {
   return static_cast<std::size_t>(count);
 }
 
+std::unique_ptr<DenseSpace> space_for(const btt::Plan& F,
+                                      const std::shared_ptr<gpu::Context>& context, int device) {
+  return runs_on_gpu(F) ? make_device_dense_space(context, device) : make_host_dense_space();
+}
+
+// Columns first..first+count-1 of F Gamma_prior F* into `columns` (count columns of `size`
+// values): unit vectors through F*, Gamma_prior and F with the group as right-hand sides (F^ is
+// read once per group, the design's reason for many right-hand sides). `units` holds count data
+// vectors, `p1` and `p2` count parameter vectors.
+void push_columns(DenseSpace& space, btt::Plan& F, const Prior& prior, index_t first, index_t count,
+                  index_t size, double* units, double* p1, double* p2, double* columns,
+                  std::vector<index_t>& positions) {
+  positions.resize(to_size(count));
+  for (index_t r = 0; r < count; ++r)
+    positions[to_size(r)] = first + r;
+  space.fill_unit_vectors(units, size, positions);
+  space.apply(F, btt::Op::Fadj, units, p1, count);
+  space.apply_prior(prior, p1, p2, count);
+  space.apply(F, btt::Op::F, p2, columns, count);
+}
+
 }  // namespace
 
 /// What the offline phase leaves in the space, and its host-side companions.
@@ -70,8 +91,7 @@ DataSpaceHessian::DataSpaceHessian(std::shared_ptr<btt::Plan> F, GaussianNoise n
   group_ =
       options_.rhs_per_apply == 0 ? std::min(kDefaultRhsPerApply, size_) : options_.rhs_per_apply;
 
-  space_ = runs_on_gpu(*F_) ? make_device_dense_space(options_.context, options_.device)
-                            : make_host_dense_space();
+  space_ = space_for(*F_, options_.context, options_.device);
   if (space_->on_device()) {
     const btt::Plan* prior_plan = plan_of(*prior_);
     require(prior_plan == nullptr || runs_on_gpu(*prior_plan),
@@ -179,25 +199,47 @@ void DataSpaceHessian::progress(std::string_view stage, index_t done, index_t to
   options_.progress({.stage = stage, .done = done, .total = total});
 }
 
-// Column j of K is Gamma_noise e_j + F Gamma_prior F* e_j: a group of identity columns goes
-// through F*, Gamma_prior and F with the group as right-hand sides (F^ is read once per group,
-// the design's reason for many right-hand sides), and F writes the group's columns of K directly.
+// Column j of K is Gamma_noise e_j + F Gamma_prior F* e_j; F writes each group's columns of K
+// directly.
 void DataSpaceHessian::assemble() {
   Arrays& a = *arrays_;
   std::vector<index_t> positions;
   for (index_t first = 0; first < size_; first += group_) {
     const index_t count = std::min(group_, size_ - first);
-    positions.resize(to_size(count));
-    for (index_t r = 0; r < count; ++r)
-      positions[to_size(r)] = first + r;
     double* columns = a.K.data() + to_size(first) * to_size(size_);
-    space_->fill_unit_vectors(a.data.data(), size_, positions);
-    space_->apply(*F_, btt::Op::Fadj, a.data.data(), a.parameters.data(), count);
-    space_->apply_prior(*prior_, a.parameters.data(), a.parameters2.data(), count);
-    space_->apply(*F_, btt::Op::F, a.parameters2.data(), columns, count);
+    push_columns(*space_, *F_, *prior_, first, count, size_, a.data.data(), a.parameters.data(),
+                 a.parameters2.data(), columns, positions);
     space_->add_to_diagonal(columns, size_, first, count, a.noise.data());
     progress("assembly", first + count, size_);
   }
+}
+
+double DataSpaceHessian::time_assembly(const std::shared_ptr<btt::Plan>& F, const Prior& prior,
+                                       index_t columns, index_t rhs_per_apply,
+                                       std::shared_ptr<gpu::Context> context, int device) {
+  require(F != nullptr, "time_assembly: the operator F is null");
+  const Shape& s = F->shape();
+  const index_t size = s.nd * s.nt, parameters = s.nm * s.nt;
+  require(columns >= 1 && columns <= size, "time_assembly: columns {} is not in 1..Nd*Nt = {}",
+          columns, size);
+  require(rhs_per_apply >= 1, "time_assembly: rhs_per_apply {} is not positive", rhs_per_apply);
+  require(prior.blocks() == s.nm && prior.nt() == s.nt,
+          "time_assembly: the prior has {} blocks and Nt = {}, but F has Nm = {} and Nt = {}",
+          prior.blocks(), prior.nt(), s.nm, s.nt);
+  const auto space = space_for(*F, context, device);
+  const auto group = to_size(rhs_per_apply);
+  const SpaceVector units = space->allocate(group * to_size(size), "the data-space workspace");
+  const SpaceVector out = space->allocate(group * to_size(size), "the data-space workspace");
+  const SpaceVector p1 = space->allocate(group * to_size(parameters), "the parameter workspace");
+  const SpaceVector p2 = space->allocate(group * to_size(parameters), "the parameter workspace");
+  std::vector<index_t> positions;
+  space->synchronize();
+  Stopwatch clock;
+  for (index_t first = 0; first < columns; first += rhs_per_apply)
+    push_columns(*space, *F, prior, first, std::min(rhs_per_apply, columns - first), size,
+                 units.data(), p1.data(), p2.data(), out.data(), positions);
+  space->synchronize();
+  return clock.elapsed();
 }
 
 void DataSpaceHessian::factor() {

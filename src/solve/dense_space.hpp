@@ -87,6 +87,10 @@ class DenseSpace {
   virtual void synchronize() = 0;
 };
 
+/// Throws the shiftop::Error for a K that is not positive definite: Cholesky stopped at the
+/// leading minor of order `minor` of the n x n matrix. Both spaces raise it.
+[[noreturn]] void refuse_indefinite(index_t minor, index_t n);
+
 /// Host memory: LAPACK (dpotrf, dtrtrs) and OpenMP loops.
 std::unique_ptr<DenseSpace> make_host_dense_space();
 

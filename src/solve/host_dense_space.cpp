@@ -14,6 +14,9 @@
 namespace shiftop::solve {
 namespace {
 
+// Loops shorter than this run on the calling thread: a parallel region costs more than they do.
+constexpr std::ptrdiff_t kParallelFrom = std::ptrdiff_t{1} << 15;
+
 class HostDenseSpace final : public DenseSpace {
  public:
   bool on_device() const override { return false; }
@@ -42,7 +45,7 @@ class HostDenseSpace final : public DenseSpace {
   }
   void fill_zero(double* values, std::size_t count) override {
     const auto n = static_cast<std::ptrdiff_t>(count);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
     for (std::ptrdiff_t k = 0; k < n; ++k)
       values[k] = 0;
   }
@@ -64,7 +67,7 @@ class HostDenseSpace final : public DenseSpace {
   }
   void axpy(double alpha, const double* x, double* y, std::size_t count) override {
     const auto n = static_cast<std::ptrdiff_t>(count);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
     for (std::ptrdiff_t k = 0; k < n; ++k)
       y[k] += alpha * x[k];
   }
@@ -83,7 +86,7 @@ class HostDenseSpace final : public DenseSpace {
     const lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<lapack_int>(n), a,
                                            static_cast<lapack_int>(n));
     require(info >= 0, "LAPACKE_dpotrf rejected argument {} (n = {})", -info, n);
-    if (info > 0) not_positive_definite(info, n);
+    if (info > 0) refuse_indefinite(info, n);
   }
   void triangular_solve(const double* factor, index_t n, double* b, index_t nrhs,
                         bool transpose) override {
@@ -95,7 +98,7 @@ class HostDenseSpace final : public DenseSpace {
   }
   void gemm_transposed(const double* a, index_t rows, index_t cols, const double* x, double* y,
                        index_t nrhs) override {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * cols * nrhs >= kParallelFrom)
     for (index_t j = 0; j < cols; ++j) {
       const double* column = a + j * rows;
       for (index_t r = 0; r < nrhs; ++r) {
@@ -109,7 +112,7 @@ class HostDenseSpace final : public DenseSpace {
   }
   void column_dots(const double* a, const double* b, index_t rows, index_t cols,
                    std::span<double> out) override {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * cols >= kParallelFrom)
     for (index_t j = 0; j < cols; ++j) {
       double sum = 0;
       for (index_t i = 0; i < rows; ++i)
@@ -118,18 +121,17 @@ class HostDenseSpace final : public DenseSpace {
     }
   }
   void synchronize() override {}
-
- private:
-  [[noreturn]] static void not_positive_definite(lapack_int minor, index_t n) {
-    fail(
-        "the data-space Hessian K = Gamma_noise + F Gamma_prior F* ({} x {}) is not positive "
-        "definite: its leading minor of order {} is not (Cholesky failed); check that the noise "
-        "variances are positive and the prior covariance is positive semi-definite",
-        n, n, minor);
-  }
 };
 
 }  // namespace
+
+void refuse_indefinite(index_t minor, index_t n) {
+  fail(
+      "the data-space Hessian K = Gamma_noise + F Gamma_prior F* ({} x {}) is not positive "
+      "definite: its leading minor of order {} is not (Cholesky failed); check that the noise "
+      "variances are positive and the prior covariance is positive semi-definite",
+      n, n, minor);
+}
 
 std::unique_ptr<DenseSpace> make_host_dense_space() {
   return std::make_unique<HostDenseSpace>();

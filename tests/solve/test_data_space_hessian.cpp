@@ -248,6 +248,22 @@ TEST(DataSpaceHessianProgress, ReportsEveryGroupOfColumns) {
   EXPECT_FALSE(hessian.on_device());
 }
 
+TEST(DataSpaceHessianTiming, TimesTheAssemblyColumns) {
+  const auto problem =
+      testing::make_problem({{2, 3, 5}, 1, PriorKind::Smoothing}, cpu_options(), 45);
+  EXPECT_GT(DataSpaceHessian::time_assembly(problem.F, *problem.prior, 10, 4), 0.0);
+  EXPECT_GT(DataSpaceHessian::time_assembly(problem.F, *problem.prior, 3, 1), 0.0);
+  testing::expect_error(
+      [&] { (void)DataSpaceHessian::time_assembly(problem.F, *problem.prior, 11, 4); },
+      "columns 11 is not in 1..Nd*Nt = 10");
+  testing::expect_error(
+      [&] { (void)DataSpaceHessian::time_assembly(problem.F, *problem.prior, 10, 0); },
+      "rhs_per_apply 0 is not positive");
+  testing::expect_error(
+      [&] { (void)DataSpaceHessian::time_assembly(problem.F, DiagonalPrior({1.0}, 5), 10, 2); },
+      "the prior has 1 blocks");
+}
+
 TEST(DataSpaceHessianInputs, RefusesWhatDoesNotFit) {
   const auto problem = testing::make_problem({{2, 3, 5}, 1, PriorKind::Kernels}, cpu_options(), 51);
   const GaussianNoise noise(problem.noise_variances, 5);

@@ -130,6 +130,14 @@ class DataSpaceHessian {
   void sample_from(std::span<const double> d, std::span<const double> xi_parameter,
                    std::span<const double> xi_data, std::span<double> samples, index_t count) const;
 
+  /// Seconds to push the first `columns` identity columns of the data space through F*,
+  /// Gamma_prior and F in groups of `rhs_per_apply`, as the assembly does, into a scratch group
+  /// (K is not kept): the assembly's cost per column with many right-hand sides against one at a
+  /// time (bench/data_space_hessian.py). Runs where F runs, as the constructor does.
+  static double time_assembly(const std::shared_ptr<btt::Plan>& F, const Prior& prior,
+                              index_t columns, index_t rhs_per_apply,
+                              std::shared_ptr<gpu::Context> context = {}, int device = 0);
+
  private:
   void check_inputs() const;
   void allocate();

@@ -1,4 +1,4 @@
-// Every CUDA runtime, cuFFT and cuBLAS call is checked. A failure the user can act on (out of
+// Every CUDA runtime, cuFFT, cuBLAS and cuSOLVER call is checked. A failure the user can act on (out of
 // device memory, no usable device) becomes a shiftop::Error in words ("out of GPU memory (...)"),
 // without source paths; any other failure is a bug or a broken installation: an internal error
 // (std::runtime_error, exit status 2) that names the call, the library's error and the source line.
@@ -7,6 +7,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cusolverDn.h>
 
 #include <stdexcept>
 #include <string>
@@ -53,6 +54,12 @@ inline void check(cublasStatus_t status, const char* call, const char* file, int
   if (status != CUBLAS_STATUS_SUCCESS)
     raise_failure(call, file, line, std::string("cuBLAS error: ") + cublasGetStatusString(status),
                   status == CUBLAS_STATUS_ALLOC_FAILED ? "out of GPU memory" : nullptr);
+}
+
+inline void check(cusolverStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUSOLVER_STATUS_SUCCESS)
+    raise_failure(call, file, line, "cuSOLVER error " + std::to_string(static_cast<int>(status)),
+                  status == CUSOLVER_STATUS_ALLOC_FAILED ? "out of GPU memory" : nullptr);
 }
 
 }  // namespace shiftop::cuda

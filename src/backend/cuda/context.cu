@@ -39,6 +39,7 @@ Context::~Context() {
   if (h.join != nullptr) cudaEventDestroy(h.join);
   if (h.fork != nullptr) cudaEventDestroy(h.fork);
   if (h.cublas != nullptr) cublasDestroy(h.cublas);
+  if (h.cusolver != nullptr) cusolverDnDestroy(h.cusolver);
   h.cublas_workspace = cuda::DeviceMemory();
   if (h.stream != nullptr) cudaStreamDestroy(h.stream);
 }
@@ -81,3 +82,17 @@ std::size_t Context::allocated_bytes() const {
 }
 
 }  // namespace shiftop::gpu
+
+namespace shiftop::cuda {
+
+cusolverDnHandle_t cusolver_of(const gpu::Context& context) {
+  gpu::Context::Handles& h = context.handles();
+  if (h.cusolver == nullptr) {
+    context.activate();
+    SHIFTOP_CUDA_CHECK(cusolverDnCreate(&h.cusolver));
+    SHIFTOP_CUDA_CHECK(cusolverDnSetStream(h.cusolver, h.stream));
+  }
+  return h.cusolver;
+}
+
+}  // namespace shiftop::cuda

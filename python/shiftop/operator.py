@@ -18,7 +18,13 @@ from . import _core
 _ACTIONS = ("F", "Fadj", "FadjF", "FFadj")
 # (input blocks, output blocks) of each action, as indices into (Nd, Nm).
 _BLOCKS = {"F": (1, 0), "Fadj": (0, 1), "FadjF": (1, 1), "FFadj": (0, 0)}
-_ADJOINT = {"F": "Fadj", "Fadj": "F", "FadjF": "FadjF", "FFadj": "FFadj"}
+
+
+def _vector_shapes(kernel_shape, action):
+    """The shapes (blocks, Nt) of one input and one output vector of `action`."""
+    nd, nm, nt = kernel_shape
+    into, out = _BLOCKS[action]
+    return ((nd, nm)[into], nt), ((nd, nm)[out], nt)
 
 
 def _as_float64(name, a):
@@ -52,14 +58,12 @@ class _Action:
     @property
     def input_shape(self) -> tuple[int, int]:
         """Shape (blocks, Nt) of one input vector of this action."""
-        nd, nm, nt = self._base.kernel_shape
-        return ((nd, nm)[_BLOCKS[self._action][0]], nt)
+        return _vector_shapes(self._base.kernel_shape, self._action)[0]
 
     @property
     def output_shape(self) -> tuple[int, int]:
         """Shape (blocks, Nt) of one output vector of this action."""
-        nd, nm, nt = self._base.kernel_shape
-        return ((nd, nm)[_BLOCKS[self._action][1]], nt)
+        return _vector_shapes(self._base.kernel_shape, self._action)[1]
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -74,6 +78,7 @@ class _Action:
 
     # --- products ----------------------------------------------------------------------------
     def __matmul__(self, x):
+        """self @ x: this action applied to a vector (blocks, Nt) or a batch (nrhs, blocks, Nt)."""
         return self._base._apply(self._action, x, None)
 
     def __rmatmul__(self, x):
@@ -300,13 +305,11 @@ class Operator(_Action):
 
             return _device_arrays.apply(self._plan, action, x, out, device=self._device)
         x = _as_float64("x", x)
-        nd, nm, nt = self.kernel_shape
-        blocks_in = (nd, nm)[_BLOCKS[action][0]]
-        blocks_out = (nd, nm)[_BLOCKS[action][1]]
-        if x.ndim == 2 and x.shape == (blocks_in, nt):
-            nrhs, out_shape = 1, (blocks_out, nt)
+        (blocks_in, nt), one_output = _vector_shapes(self.kernel_shape, action)
+        if x.shape == (blocks_in, nt):
+            nrhs, out_shape = 1, one_output
         elif x.ndim == 3 and x.shape[1:] == (blocks_in, nt):
-            nrhs, out_shape = x.shape[0], (x.shape[0], blocks_out, nt)
+            nrhs, out_shape = x.shape[0], (x.shape[0], *one_output)
         else:
             raise ValueError(
                 f"input of {action} must have shape ({blocks_in}, {nt}) or "

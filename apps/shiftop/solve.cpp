@@ -1,12 +1,15 @@
 // `shiftop solve`: the MAP point of the linear Gaussian inverse problem d = F m + e,
 // e ~ N(0, Gamma_noise), m ~ N(m_prior, Gamma_prior) (mixed-precision-block-toeplitz-matvec,
 // section 2.2, eq. 4), by preconditioned conjugate gradients on the Hessian
-// (shiftop/solve/map_cg.hpp), with the prior or the circulant approximation as preconditioner.
+// (shiftop/solve/map_cg.hpp), with the prior or the circulant approximation as preconditioner,
+// or (--method dense) from the Cholesky factor of the data-space Hessian
+// (shiftop/solve/data_space_hessian.hpp).
 #include <fmt/core.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -20,17 +23,20 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
+#include "shiftop/solve/data_space_hessian.hpp"
 #include "shiftop/solve/map_cg.hpp"
 
 namespace shiftop::app {
 namespace {
 
 struct SolveOptions {
-  std::string operator_path, data_path, output_path, prior = "diagonal", prior_kernels, prior_mean,
-                                                     preconditioner = "prior", truth, json_path;
-  double noise_variance = 0, noise_std = 0, prior_variance = 1, correlation_steps = 0,
-         tolerance = 1e-8;
+  std::string operator_path, data_path, output_path, truth, json_path;
+  std::string method = "cg", prior = "diagonal", prior_kernels, prior_mean;
+  std::string preconditioner = "prior";
+  double noise_variance = 0, noise_std = 0, prior_variance = 1, correlation_steps = 0;
+  double tolerance = 1e-8;
   index_t max_iterations = 1000;
+  bool cg_options_given = false;  // --preconditioner, --tol or --maxiter on the command line
   int threads = 0;
   bool progress = false;
 };
@@ -45,8 +51,8 @@ std::vector<double> read_one_vector(const std::string& path, const std::string& 
   return std::move(v.values);
 }
 
-std::shared_ptr<const solve::Prior> make_prior(const SolveOptions& o, const Shape& shape,
-                                               const btt::PlanOptions& plan_options) {
+std::shared_ptr<solve::Prior> make_prior(const SolveOptions& o, const Shape& shape,
+                                         const btt::PlanOptions& plan_options) {
   require(std::isfinite(o.prior_variance) && o.prior_variance > 0,
           "--prior-variance: expected a positive number, got {}", o.prior_variance);
   const std::vector<double> variances(static_cast<std::size_t>(shape.nm), o.prior_variance);
@@ -85,6 +91,67 @@ void write_text(const std::string& path, const std::string& text) {
   out.commit();
 }
 
+// The MAP point and how it was found: CG's iterations and residual history (none for the dense
+// method), and the seconds of its phases.
+struct Solution {
+  std::vector<double> m;
+  index_t iterations = 0;
+  std::vector<double> residual_history;
+  bool converged = true;
+  nlohmann::ordered_json seconds;
+};
+
+Solution solve_by_cg(const SolveOptions& o, std::shared_ptr<btt::Plan> plan,
+                     const solve::GaussianNoise& noise, std::shared_ptr<solve::Prior> prior,
+                     const std::vector<double>& d, const std::vector<double>& m_prior,
+                     bool show_progress) {
+  solve::Hessian hessian(std::move(plan), noise, std::move(prior));
+  solve::MapCgOptions options;
+  options.tolerance = o.tolerance;
+  options.max_iterations = o.max_iterations;
+  options.preconditioner = solve::parse_preconditioner(o.preconditioner);
+  options.threads = o.threads;
+  if (show_progress) {
+    options.progress = [](index_t iteration, double residual) {
+      fmt::print(stderr, "\rCG iteration {}: relative residual {:.3e}", iteration, residual);
+      std::fflush(stderr);
+    };
+  }
+  solve::MapCgResult result = solve::map_cg(hessian, d, m_prior, options);
+  if (show_progress && result.iterations > 0) fmt::print(stderr, "\n");
+  return {std::move(result.m), result.iterations, std::move(result.residual_history),
+          result.converged,
+          nlohmann::ordered_json{{"preconditioner_setup", result.setup_seconds},
+                                 {"iterations", result.iteration_seconds}}};
+}
+
+// m_map = m_prior + Gamma_prior F* K^-1 (d - F m_prior) with K = Gamma_noise + F Gamma_prior F*
+// assembled and factored (shiftop/solve/data_space_hessian.hpp).
+Solution solve_dense(std::shared_ptr<btt::Plan> plan, const solve::GaussianNoise& noise,
+                     std::shared_ptr<solve::Prior> prior, const std::vector<double>& d,
+                     const std::vector<double>& m_prior, bool show_progress) {
+  solve::DataSpaceHessianOptions options;
+  options.prior_mean = m_prior;
+  if (show_progress) {
+    options.progress = [](const solve::DataSpaceProgress& p) {
+      fmt::print(stderr, "\r{}: {} of {} columns", p.stage, p.done, p.total);
+      std::fflush(stderr);
+    };
+  }
+  const Shape shape = plan->shape();
+  Stopwatch watch;
+  const solve::DataSpaceHessian hessian(std::move(plan), noise, std::move(prior), options);
+  if (show_progress) fmt::print(stderr, "\n");
+  watch.lap();
+  Solution solution;
+  solution.m.resize(static_cast<std::size_t>(shape.nm * shape.nt));
+  hessian.map_point(d, solution.m);
+  solution.seconds = {{"assembly", hessian.times().assembly},
+                      {"factor", hessian.times().factor},
+                      {"map", watch.lap()}};
+  return solution;
+}
+
 void run(const SolveOptions& o) {
   require((o.noise_variance > 0) != (o.noise_std > 0),
           "expected exactly one of --noise-variance and --noise-std, a positive number");
@@ -92,7 +159,9 @@ void run(const SolveOptions& o) {
           "--noise-variance/--noise-std: expected a finite number");
   require(std::isfinite(o.tolerance) && o.tolerance > 0 && o.tolerance < 1,
           "--tol: expected a number in (0, 1), got {}", o.tolerance);
-  const solve::Preconditioner preconditioner = solve::parse_preconditioner(o.preconditioner);
+  require(o.method == "cg" || !o.cg_options_given,
+          "--preconditioner, --tol and --maxiter are options of --method cg, not --method {}",
+          o.method);
   const io::VectorFormat output_format = io::output_vector_format(o.output_path);
   check_paths({{"--operator", o.operator_path},
                {"--data", o.data_path},
@@ -120,34 +189,22 @@ void run(const SolveOptions& o) {
       a.triangular ? btt::Plan::create(a.first_column, shape, plan_options)
                    : btt::Plan::create_general(a.first_column, a.first_row, shape, plan_options));
   const double variance = o.noise_variance > 0 ? o.noise_variance : o.noise_std * o.noise_std;
-  solve::Hessian hessian(plan,
-                         solve::GaussianNoise(std::vector<double>(shape.nd, variance), shape.nt),
-                         make_prior(o, shape, plan_options));
+  const solve::GaussianNoise noise(std::vector<double>(shape.nd, variance), shape.nt);
+  const std::shared_ptr<solve::Prior> prior = make_prior(o, shape, plan_options);
   const double plan_seconds = watch.lap();
-
-  solve::MapCgOptions options;
-  options.tolerance = o.tolerance;
-  options.max_iterations = o.max_iterations;
-  options.preconditioner = preconditioner;
-  options.threads = o.threads;
   const bool show_progress = o.progress || isatty(STDERR_FILENO) != 0;
-  if (show_progress) {
-    options.progress = [](index_t iteration, double residual) {
-      fmt::print(stderr, "\rCG iteration {}: relative residual {:.3e}", iteration, residual);
-      std::fflush(stderr);
-    };
-  }
-  const solve::MapCgResult result = solve::map_cg(hessian, d, m_prior, options);
-  if (show_progress && result.iterations > 0) fmt::print(stderr, "\n");
 
+  Solution solution = o.method == "cg"
+                          ? solve_by_cg(o, plan, noise, prior, d, m_prior, show_progress)
+                          : solve_dense(plan, noise, prior, d, m_prior, show_progress);
   io::write_vector(o.output_path,
                    {.blocks = shape.nm,
                     .nt = shape.nt,
-                    .values = result.m,
+                    .values = solution.m,
                     .space = io::VectorSpace::Parameter,
                     .metadata = {{"content", "MAP point"},
-                                 {"prior", hessian.prior().name().data()},
-                                 {"preconditioner", o.preconditioner}}},
+                                 {"prior", std::string(prior->name())},
+                                 {"method", o.method}}},
                    output_format);
   const double write_seconds = watch.lap();
 
@@ -155,36 +212,43 @@ void run(const SolveOptions& o) {
   if (!truth.empty()) {
     double diff = 0, norm = 0;
     for (std::size_t k = 0; k < truth.size(); ++k) {
-      diff += (result.m[k] - truth[k]) * (result.m[k] - truth[k]);
+      diff += (solution.m[k] - truth[k]) * (solution.m[k] - truth[k]);
       norm += truth[k] * truth[k];
     }
     truth_error = std::sqrt(diff / norm);
   }
-  fmt::print(
-      "{}: wrote the MAP point ({} prior, {} preconditioner): {} after {} iterations, "
-      "relative residual {:.3e}{}\n",
-      o.output_path, hessian.prior().name(), o.preconditioner,
-      result.converged ? "converged" : "NOT converged", result.iterations,
-      result.residual_history.back(),
-      truth.empty() ? "" : fmt::format(", relative error to --truth {:.3e}", truth_error));
+  const std::string truth_text =
+      truth.empty() ? "" : fmt::format(", relative error to --truth {:.3e}", truth_error);
+  if (o.method == "cg") {
+    fmt::print(
+        "{}: wrote the MAP point ({} prior, {} preconditioner): {} after {} iterations, relative "
+        "residual {:.3e}{}\n",
+        o.output_path, prior->name(), o.preconditioner,
+        solution.converged ? "converged" : "NOT converged", solution.iterations,
+        solution.residual_history.back(), truth_text);
+  } else {
+    fmt::print("{}: wrote the MAP point ({} prior, data-space Hessian of order {}){}\n",
+               o.output_path, prior->name(), shape.nd * shape.nt, truth_text);
+  }
   if (o.json_path.empty()) return;
-  nlohmann::ordered_json out{{"command", "solve"},
-                             {"method", "cg"},
-                             {"preconditioner", o.preconditioner},
-                             {"iterations", result.iterations},
-                             {"residual_history", result.residual_history},
-                             {"converged", result.converged},
-                             {"seconds",
-                              {{"read", read_seconds},
-                               {"plan", plan_seconds},
-                               {"preconditioner_setup", result.setup_seconds},
-                               {"iterations", result.iteration_seconds},
-                               {"write", write_seconds}}},
-                             {"shape", {{"nd", shape.nd}, {"nm", shape.nm}, {"nt", shape.nt}}},
-                             {"prior", hessian.prior().name()},
-                             {"tolerance", o.tolerance},
-                             {"max_iterations", o.max_iterations},
-                             {"output", o.output_path}};
+  nlohmann::ordered_json seconds{{"read", read_seconds}, {"plan", plan_seconds}};
+  seconds.update(solution.seconds);
+  seconds["write"] = write_seconds;
+  nlohmann::ordered_json out{
+      {"command", "solve"},
+      {"method", o.method},
+      {"preconditioner", o.method == "cg" ? nlohmann::ordered_json(o.preconditioner) : nullptr},
+      {"iterations", solution.iterations},
+      {"residual_history", solution.residual_history},
+      {"converged", solution.converged},
+      {"seconds", seconds},
+      {"shape", {{"nd", shape.nd}, {"nm", shape.nm}, {"nt", shape.nt}}},
+      {"prior", prior->name()},
+      {"output", o.output_path}};
+  if (o.method == "cg") {
+    out["tolerance"] = o.tolerance;
+    out["max_iterations"] = o.max_iterations;
+  }
   if (!truth.empty()) out["relative_error_to_truth"] = truth_error;
   write_text(o.json_path, out.dump() + "\n");
 }
@@ -194,7 +258,7 @@ void run(const SolveOptions& o) {
 void add_solve_command(CLI::App& app) {
   auto o = std::make_shared<SolveOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "solve", "MAP point of the Bayesian inverse problem d = F m + noise by preconditioned CG");
+      "solve", "MAP point of the Bayesian inverse problem d = F m + noise (CG or data-space)");
   cmd->add_option("--operator", o->operator_path, "the p2o map F (any operator file)")->required();
   cmd->add_option("--data", o->data_path, "the observed data d (Nd x Nt)")->required();
   cmd->add_option("-o,--output", o->output_path, "where to write the MAP point (.h5 or .npy)")
@@ -212,18 +276,29 @@ void add_solve_command(CLI::App& app) {
   cmd->add_option("--prior-kernels", o->prior_kernels,
                   "kernels prior: operator file (Nm, Nm, Nt) of the covariance's lags");
   cmd->add_option("--prior-mean", o->prior_mean, "prior mean m_prior (Nm x Nt; default 0)");
-  cmd->add_option("--preconditioner", o->preconditioner, "prior or circulant")
+  cmd->add_option("--method", o->method,
+                  "cg: preconditioned CG on the Hessian; dense: Cholesky of the data-space "
+                  "Hessian Gamma_noise + F Gamma_prior F* (Nd*Nt)^2")
       ->capture_default_str()
-      ->check(CLI::IsMember({"prior", "circulant"}));
-  cmd->add_option("--tol", o->tolerance, "relative residual (preconditioner norm) to stop at")
-      ->capture_default_str();
-  add_count_option(cmd, "--maxiter", o->max_iterations, "most CG iterations");
+      ->check(CLI::IsMember({"cg", "dense"}));
+  const std::vector<CLI::Option*> cg_options{
+      cmd->add_option("--preconditioner", o->preconditioner, "cg: prior or circulant")
+          ->capture_default_str()
+          ->check(CLI::IsMember({"prior", "circulant"})),
+      cmd->add_option("--tol", o->tolerance,
+                      "cg: relative residual (preconditioner norm) to stop at")
+          ->capture_default_str(),
+      add_count_option(cmd, "--maxiter", o->max_iterations, "cg: most iterations")};
   cmd->add_option("--truth", o->truth, "a true parameter: report the MAP point's relative error");
   cmd->add_option("--json", o->json_path, "write a JSON summary (residual history) here");
   cmd->add_flag("--progress", o->progress,
                 "print CG's progress on stderr (default: only when stderr is a terminal)");
   add_threads_option(cmd, o->threads);
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o, cg_options] {
+    o->cg_options_given =
+        std::ranges::any_of(cg_options, [](CLI::Option* option) { return option->count() > 0; });
+    run(*o);
+  });
 }
 
 }  // namespace shiftop::app

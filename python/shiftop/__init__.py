@@ -9,6 +9,7 @@ Start with :class:`shiftop.Operator`::
 
 from ._version import __version__
 from .operator import Operator
+from .pair import OperatorPair
 from . import models
 from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapResult,
                       TimeSmoothingPrior, map_point)

@@ -16,5 +16,7 @@ void bind_timing(nanobind::module_& m);
 void bind_models(nanobind::module_& m);
 /// GaussianNoise, the priors, Hessian and map_cg: the inverse problem (shiftop.inverse).
 void bind_solve(nanobind::module_& m);
+/// shiftop._core.OperatorPair: F and a second operator G (btt::OperatorPair).
+void bind_pair(nanobind::module_& m);
 
 }  // namespace shiftop::python

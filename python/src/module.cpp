@@ -16,5 +16,6 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_device(m);
   shiftop::python::bind_timing(m);
   shiftop::python::bind_models(m);
+  shiftop::python::bind_pair(m);
   shiftop::python::bind_solve(m);
 }

@@ -1,8 +1,8 @@
 """`shiftop solve`: the MAP point of d = F m + noise (eq. 4 of mixed-precision-block-toeplitz-
 matvec) from .npy files, against a dense NumPy solve of H m = F^T Gamma_noise^-1 d +
-Gamma_prior^-1 m_prior for the three priors and both preconditioners; the JSON summary (schema
-of tests/README: residual history from 1.0), --progress on stderr, --truth; bad inputs refused
-with one line and no output."""
+Gamma_prior^-1 m_prior for the three priors, by CG with both preconditioners and by the
+data-space Hessian (--method dense); the JSON summary (residual history from 1.0), --progress on
+stderr, --truth; bad inputs refused with one line and no output."""
 import json
 
 import numpy as np
@@ -84,6 +84,26 @@ def test_map_point_equals_the_dense_solve(tmp_path, prior, preconditioner):
     assert set(summary["seconds"]) >= {"plan", "iterations"}
 
 
+@pytest.mark.parametrize("prior", ["smoothing", "kernels"])
+def test_dense_method_equals_the_dense_solve(tmp_path, prior):
+    kernels, d, m_prior = write_problem(tmp_path)
+    ck = kernel_prior(tmp_path)
+    extra = (["--correlation-steps", 2.5] if prior == "smoothing"
+             else ["--prior-kernels", tmp_path / "C.npy"])
+    run = shiftop("solve", "--method", "dense", "--operator", tmp_path / "F.npy", "--data",
+                  tmp_path / "d.npy", "--noise-variance", 0.3, "--prior", prior,
+                  "--prior-variance", 1.7, "--prior-mean", tmp_path / "m0.npy", "-o",
+                  tmp_path / "m.npy", "--json", tmp_path / "s.json", *extra)
+    assert "data-space Hessian of order 14" in run.stdout
+    want = dense_map(kernels, d, m_prior, 0.3, covariance(prior, 1.7, 2.5, ck))
+    got = np.load(tmp_path / "m.npy")
+    assert np.linalg.norm(got.ravel() - want) <= 1e-10 * np.linalg.norm(want)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["method"] == "dense" and summary["preconditioner"] is None
+    assert summary["iterations"] == 0 and summary["residual_history"] == []
+    assert set(summary["seconds"]) >= {"assembly", "factor", "map"}
+
+
 def test_progress_and_truth(tmp_path):
     kernels, d, m_prior = write_problem(tmp_path)
     np.save(tmp_path / "truth.npy", m_prior)
@@ -123,6 +143,9 @@ def test_maxiter_reports_not_converged(tmp_path):
     (["--noise-std", 1, "--prior-mean", "d.npy"],
      "d.npy: expected one parameter vector of 3 blocks x 7 steps"),
     (["--noise-std", 1, "--preconditioner", "jacobi"], "--preconditioner"),
+    (["--noise-std", 1, "--method", "dense", "--tol", 1e-3],
+     "--preconditioner, --tol and --maxiter are options of --method cg, not --method dense"),
+    (["--noise-std", 1, "--method", "lu"], "--method"),
 ])
 def test_bad_inputs_are_refused(tmp_path, args, message):
     write_problem(tmp_path)

@@ -1,7 +1,8 @@
 // `shiftop bench`: times one operation of a random operator phase by phase and reports it against
 // the floor bytes(F^) / memory bandwidth measured in the same run: the read bandwidth of the CPU,
 // or the device-to-device copy bandwidth of the GPU. Under mpiexec, or with --grid, it runs on a
-// process grid instead (bench_distributed.cpp).
+// process grid instead (bench_distributed.cpp); --op GadjF|FGadj times an operator pair
+// (bench_pair.cpp).
 #include <fmt/core.h>
 
 #include <limits>
@@ -216,7 +217,11 @@ void add_bench_command(CLI::App& app) {
   add_count_option(cmd, "--nrhs", o->nrhs, "right-hand sides per apply");
   cmd->add_option("--precision", o->precision, "five-phase precision string")
       ->capture_default_str();
-  cmd->add_option("--op", o->op, "F, Fadj, FadjF or FFadj")->capture_default_str();
+  cmd->add_option("--op", o->op,
+                  "F, Fadj, FadjF or FFadj; or GadjF or FGadj: an operator pair of F and a "
+                  "random G, in one call against two")
+      ->capture_default_str();
+  add_count_option(cmd, "--nq", o->nq, "--op GadjF|FGadj: block rows of G (0: --nd)", kNonNegative);
   add_threads_option(cmd, o->threads);
   add_count_option(cmd, "--reps", o->repetitions, "timed repetitions");
   add_count_option(cmd, "--warmup", o->warmup, "untimed repetitions first", kNonNegative);
@@ -248,7 +253,16 @@ void add_bench_command(CLI::App& app) {
                    "collectives' bus bandwidth");
   cmd->callback([o, cmd] {
     o->device_given = cmd->count("--device") > 0;
-    if (!o->grid.empty() || launched_by_mpi())
+    const bool pair = o->op == "GadjF" || o->op == "FGadj";
+    require(pair || o->nq == 0, "bench --nq {}: G's block rows, for --op GadjF or FGadj only",
+            o->nq);
+    if (pair) {
+      require(o->grid.empty() && !launched_by_mpi(),
+              "bench --op {}: the operator pair runs in one process: expected no --grid and no "
+              "mpiexec",
+              o->op);
+      run_pair_bench(*o);
+    } else if (!o->grid.empty() || launched_by_mpi())
       run_distributed_bench(*o);
     else
       run(*o);

@@ -12,6 +12,8 @@ namespace shiftop::app {
 
 struct BenchOptions {
   index_t nd = 20, nm = 2000, nt = 500, nrhs = 1, fft_length = 0;
+  /// --op GadjF|FGadj: block rows of the second operator G (0: Nd).
+  index_t nq = 0;
   std::string precision = "DDDDD", op = "F", backend = "cpu", gemv = "auto", fft = "auto";
   int threads = 0, repetitions = 20, warmup = 3, device = 0;
   bool json = false, direct = false, estimate = false, profile = false, graphs = false;
@@ -37,6 +39,10 @@ MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads)
 /// precision, once per pass over at most max_rhs vectors and once per half of F*F / FF*. (A plan
 /// with a longer FFT reads more; the floor is held to the shortest embedding.)
 double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t passes);
+
+/// --op GadjF or FGadj: the operator pair in one call against two calls of its plans
+/// (bench_pair.cpp).
+void run_pair_bench(const BenchOptions& o);
 
 /// The run on a process grid (MPI_Init to MPI_Finalize inside).
 void run_distributed_bench(const BenchOptions& o);

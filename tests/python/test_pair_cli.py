@@ -147,3 +147,25 @@ def test_fftmatvec_marks_are_checked(tmp_path):
             "no qoi = 1 mark: expected qoi = 1 for the data of G, a parameter-to-QoI operator")
     refused(tmp_path, ["--operator", F, "--aux", C, "--op", "G", "--input", tmp_path / "m.h5"],
             "checksum 8 differs from --operator")
+
+
+# bench --op GadjF|FGadj: one call and two calls of the plans give the same numbers, and the JSON
+# reports both times and the floor of F^ and G^ bytes over the measured bandwidth.
+@pytest.mark.parametrize("op, nq", [("GadjF", 0), ("FGadj", 5)])
+def test_bench_pair(op, nq):
+    out = shiftop("bench", "--op", op, "--nd", 3, "--nq", nq, "--nm", 4, "--nt", 16, "--nrhs", 17,
+                  "--reps", 2, "--warmup", 1, "--estimate", "--json")
+    result = json.loads(out.stdout)
+    assert result["relative_difference_one_vs_two"] == 0
+    assert result["aux_shape"] == {"nd": nq or 3, "nm": 4, "nt": 16} and result["max_rhs"] == 16
+    # Two groups of at most 16: F^ and G^ (17 frequencies of 3x4 and nq x 4, FP64) read twice.
+    assert result["bytes"] == 2 * 17 * 16 * 4 * (3 + (nq or 3))
+    assert result["one_call_ms"] > 0 and result["two_calls_ms"] > 0 and result["floor_ms"] > 0
+
+
+def test_bench_pair_refusals(tmp_path):
+    for args, message in ((["--op", "GadjF", "--nd", 3, "--nq", 2], "--nq 2 must equal --nd 3"),
+                          (["--op", "F", "--nq", 2], "bench --nq 2: G's block rows"),
+                          (["--op", "GadjF", "--grid", "1x1"], "the operator pair runs in one")):
+        out = shiftop("bench", *args, "--nm", 4, "--nt", 8, check=False)
+        assert out.returncode == 1 and message in out.stderr, out.stderr

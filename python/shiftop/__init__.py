@@ -13,5 +13,6 @@ from .pair import OperatorPair
 from . import models
 from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapResult,
                       TimeSmoothingPrior, map_point)
+from .data_space import DataSpaceHessian
 
 __all__ = ["Operator", "__version__"]

@@ -16,6 +16,8 @@ void bind_timing(nanobind::module_& m);
 void bind_models(nanobind::module_& m);
 /// GaussianNoise, the priors, Hessian and map_cg: the inverse problem (shiftop.inverse).
 void bind_solve(nanobind::module_& m);
+/// DataSpaceHessian: K = Gamma_noise + F Gamma_prior F*, its factor, MAP/QoI/samples.
+void bind_data_space(nanobind::module_& m);
 /// shiftop._core.OperatorPair: F and a second operator G (btt::OperatorPair).
 void bind_pair(nanobind::module_& m);
 

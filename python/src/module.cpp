@@ -18,4 +18,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_models(m);
   shiftop::python::bind_pair(m);
   shiftop::python::bind_solve(m);
+  shiftop::python::bind_data_space(m);
 }

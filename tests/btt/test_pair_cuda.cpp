@@ -21,22 +21,23 @@ BackendUnderTest cuda() {
 SHIFTOP_PAIR_TESTS(Cuda, cuda());
 
 // apply_device on device arrays (groups of 2, 5 right-hand sides, default stream) equals the host
-// apply; the output array is poisoned with NaN first.
+// apply and the dense products; the output array is poisoned with NaN first.
 TEST(CudaPair, DevicePointersEqualTheHostApply) {
   if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const PairCase c("both", Shape{3, 5, 16}, Shape{3, 5, 16}, true, 4);
   auto context = gpu::Context::create(0);
+  const PlanOptions options{.backend = Backend::Cuda,
+                            .max_rhs = 2,
+                            .planning = Planning::Estimate,
+                            .gpu = {.context = context}};
+  auto f = std::make_shared<Plan>(c.f.make(options));
+  auto g = std::make_shared<Plan>(c.g.make(options));
   const std::size_t before = context->allocated_bytes();
-  OperatorPair pair = OperatorPair::create(c.f.col, c.f.shape, c.g.col, c.g.shape,
-                                           {.backend = Backend::Cuda,
-                                            .max_rhs = 2,
-                                            .planning = Planning::Estimate,
-                                            .gpu = {.context = context}});
+  OperatorPair pair = OperatorPair::create(f, g, {.max_rhs = 2, .context = context, .device = 0});
   EXPECT_TRUE(pair.on_device());
-  // Both plans and the pair's middle, input and output buffers are counted in the shared context.
-  EXPECT_GE(context->allocated_bytes() - before, static_cast<std::size_t>(3 * 2 * 5 * 16 * 8) +
-                                                     pair.f().memory_bytes() +
-                                                     pair.g().memory_bytes());
+  // The middle, input and output buffers of a group of 2 (at most Nm = 5 blocks of 16 doubles
+  // each), counted in the shared context.
+  EXPECT_EQ(context->allocated_bytes() - before, std::size_t{3 * 2 * 5 * 16 * 8});
   const index_t nrhs = 5;
   for (const PairOp op : kAllPairOps) {
     const auto x = testing::random_vector(size_of(pair, op, true, nrhs), 9);

@@ -1,7 +1,8 @@
-// Every CUDA runtime, cuFFT, cuBLAS and cuSOLVER call is checked. A failure the user can act on (out of
-// device memory, no usable device) becomes a shiftop::Error in words ("out of GPU memory (...)"),
-// without source paths; any other failure is a bug or a broken installation: an internal error
-// (std::runtime_error, exit status 2) that names the call, the library's error and the source line.
+// Every CUDA runtime, cuFFT, cuBLAS and cuSOLVER call is checked. A failure the user can act on
+// (out of device memory, no usable device) becomes a shiftop::Error in words ("out of GPU memory
+// (...)"), without source paths; any other failure is a bug or a broken installation: an internal
+// error (std::runtime_error, exit status 2) that names the call, the library's error and the
+// source line.
 #pragma once
 
 #include <cublas_v2.h>

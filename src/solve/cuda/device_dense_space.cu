@@ -164,6 +164,7 @@ class DeviceDenseSpace final : public DenseSpace {
     plan.apply_device(op, x, y, nrhs, stream_);
   }
   void apply_prior(const Prior& prior, const double* x, double* y, index_t nrhs) override {
+    context_->activate();  // a prior's first device call copies its variances to this device
     prior.apply_covariance_device(x, y, nrhs, stream_);
   }
 

@@ -51,7 +51,8 @@ def cg_convergence(solve_jsons, out, *, labels=None, format=None):
     figure = Figure(figsize=(6.4, 4.4), layout="constrained")
     ax = figure.subplots()
     for k, ((data, _), history) in enumerate(zip(runs, histories)):
-        ax.plot(range(len(history)), at_floor(history, floor), "-o", markersize=2.5,
+        ax.plot(range(len(history)), at_floor(history, floor), "-",
+                marker="o" if len(history) <= 60 else None, markersize=2.5,
                 color=f"C{k % 10}", label=labels[k] if labels is not None else _label(data, history))
     for tolerance in tolerances:
         ax.axhline(tolerance, color="0.4", linestyle="--", linewidth=0.9,

@@ -263,6 +263,29 @@ def test_cg_convergence_labels_and_refusals(tmp_path):
             plot.cg_convergence(dict(run, residual_history=[1.0, bad]), tmp_path / "cg.png")
 
 
+@needs_tool
+def test_cg_convergence_of_shiftop_solve_runs(tmp_path):
+    def tool(*args):
+        subprocess.run([SHIFTOP, *map(str, args)], check=True, capture_output=True, cwd=tmp_path)
+
+    tool("model", "heat2d", "--grid", 10, "--sources", 4, "--sensors", 3, "--nt", 30, "-o", "F.h5",
+         "--data", "d.npy", "--noise", 0.01)
+    runs = []
+    for preconditioner in ("prior", "circulant"):
+        tool("solve", "--operator", "F.h5", "--data", "d.npy", "-o", f"m_{preconditioner}.npy",
+             "--noise-std", 1e-7, "--prior", "smoothing", "--correlation-steps", 4,
+             "--preconditioner", preconditioner, "--json", f"{preconditioner}.json")
+        runs.append(tmp_path / f"{preconditioner}.json")
+    figure = plot.cg_convergence(runs, tmp_path / "cg.png")
+    lines = [line for line in figure.axes[0].get_lines() if "preconditioner" in line.get_label()]
+    for line, path in zip(lines, runs):
+        data = json.loads(path.read_text())
+        assert line.get_label().startswith(f"{data['preconditioner']} preconditioner: "
+                                           f"{data['iterations']} iterations")
+        np.testing.assert_array_equal(line.get_ydata(), data["residual_history"])
+    assert (tmp_path / "cg.png").read_bytes().startswith(MAGIC["png"])
+
+
 # --- source ---------------------------------------------------------------------------------------
 
 def sources(rng, nm, nt):

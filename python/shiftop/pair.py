@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .operator import Operator, _as_float64
+from .operator import Operator, _as_float64, _is_device_array
 
 _ACTIONS = ("G", "Gadj", "GadjF", "FGadj")
 
@@ -130,9 +130,9 @@ class OperatorPair:
     def apply(self, x, op: str = "GadjF", out=None):
         """op x for op in 'G', 'Gadj', 'GadjF', 'FGadj'.
 
-        x: one vector (blocks, Nt) or a batch (nrhs, blocks, Nt), cast to float64 (copied to C
-            order if needed); blocks: G's Nm for 'G', Nq for 'Gadj' and 'FGadj', F's Nm for
-            'GadjF'.
+        x: one vector (blocks, Nt) or a batch (nrhs, blocks, Nt), a NumPy array (or anything
+            np.asarray takes; device arrays are refused), cast to float64 (copied to C order if
+            needed); blocks: G's Nm for 'G', Nq for 'Gadj' and 'FGadj', F's Nm for 'GadjF'.
         out: optional C-contiguous float64 array of the output's shape, written in place and
             returned (it must not overlap x).
         """
@@ -145,6 +145,12 @@ class OperatorPair:
                 if op == "GadjF"
                 else f"FGadj applies F to G*'s output: G has Nm = {gm} parameter blocks and F "
                 f"has Nm = {nm}"
+            )
+        if _is_device_array(x):
+            raise TypeError(
+                f"x of type {type(x).__module__}.{type(x).__name__}: OperatorPair takes NumPy "
+                "arrays (a 'cuda' pair copies x in and y out and keeps the middle on the GPU); "
+                "for device arrays apply the two steps, e.g. pair.G.H @ (pair.F @ x)"
             )
         x = _as_float64("x", x)
         nt = self.nt

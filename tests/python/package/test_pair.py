@@ -111,6 +111,12 @@ def test_bad_inputs(rng):
     with pytest.raises(TypeError, match="max_rhs must be an integer"):
         shiftop.OperatorPair(F, G, max_rhs=2.5)
 
+    class DeviceArray:  # what a CuPy array or CUDA tensor shows: refused, not misread
+        __cuda_array_interface__ = {}
+
+    with pytest.raises(TypeError, match="OperatorPair takes NumPy arrays"):
+        pair.apply(DeviceArray(), op="G")
+
 
 @pytest.mark.gpu
 def test_cuda_pair_matches_the_cpu(rng):

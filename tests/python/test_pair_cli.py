@@ -54,6 +54,11 @@ def test_gadjf_maps_into_gs_parameter_space(tmp_path):
     y = run_npy(tmp_path, "GadjF", m, "--json")
     assert y.shape == (17, 5, NT)
     close(y, (g.T @ (f @ m.reshape(17, -1).T)).T)
+    # G from shiftop's .h5 (written by convert) gives the same numbers.
+    shiftop("convert", tmp_path / "G.npy", tmp_path / "G.h5")
+    shiftop("matvec", "--operator", tmp_path / "F.npy", "--aux", tmp_path / "G.h5", "--op", "GadjF",
+            "--input", tmp_path / "x.npy", "--output", tmp_path / "y5.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "y5.npy"), y)
 
 
 # FFTMatvec directories: a p2o F and a p2q G (Nq = 2). G's data carries qoi = 1, FG*'s output

@@ -15,6 +15,7 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.patches import Rectangle
 
+import shiftop
 from shiftop import plot
 
 SOURCE = Path(os.environ.get("SHIFTOP_SOURCE_DIR", Path(__file__).resolve().parents[3]))
@@ -284,6 +285,22 @@ def test_cg_convergence_of_shiftop_solve_runs(tmp_path):
                                            f"{data['iterations']} iterations")
         np.testing.assert_array_equal(line.get_ydata(), data["residual_history"])
     assert (tmp_path / "cg.png").read_bytes().startswith(MAGIC["png"])
+
+
+def test_cg_convergence_of_map_point_results(tmp_path):
+    model = shiftop.models.heat2d(n=8, sources=3, sensors=2, nt=12)
+    op, (nd, nm, nt) = model.operator(), model.shape
+    d, sigma = model.data(noise=0.01, seed=2, return_std=True)
+    noise = shiftop.GaussianNoise(sigma**2, nd, nt)
+    prior = shiftop.TimeSmoothingPrior(1.0, nm, nt, correlation_steps=3)
+    runs = [shiftop.map_point(op, d, noise, prior, preconditioner=p) for p in ("prior", "circulant")]
+    figure = plot.cg_convergence(runs, tmp_path / "cg.png", labels=["prior", "circulant"])
+    lines = {line.get_label(): line.get_ydata() for line in figure.axes[0].get_lines()}
+    for name, run in zip(["prior", "circulant"], runs):
+        np.testing.assert_array_equal(lines[name], run.residual_history)
+    figure = plot.cg_convergence(runs[0], tmp_path / "cg.png")
+    assert figure.axes[0].get_legend().get_texts()[0].get_text() == \
+        f"CG: {runs[0].iterations} iterations"
 
 
 # --- source ---------------------------------------------------------------------------------------

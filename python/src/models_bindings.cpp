@@ -85,26 +85,26 @@ void bind_grid_model(Class& cls) {
           "The first block column, float64 (Nd, Nm, Nt), by Nd adjoint solves.")
       .def(
           "apply_forward",
-          [](const Model& m, Vector x) {
-            const Shape s = m.shape();
+          [](const Model& model, Vector m) {
+            const Shape s = model.shape();
             std::vector<double> d(static_cast<std::size_t>(s.nd * s.nt));
             {
               nb::gil_scoped_release unlocked;
-              m.apply_forward(std::span<const double>(x.data(), x.size()), d);
+              model.apply_forward(std::span<const double>(m.data(), m.size()), d);
             }
             return vector_array(std::move(d), s.nd, s.nt);
           },
-          "x"_a, "d = F m by forward time stepping; m (Nm, Nt) -> d (Nd, Nt).")
+          "m"_a, "d = F m by forward time stepping; m (Nm, Nt) -> d (Nd, Nt).")
       .def(
           "apply_adjoint",
-          [](const Model& m, Vector d) {
-            const Shape s = m.shape();
-            std::vector<double> x(static_cast<std::size_t>(s.nm * s.nt));
+          [](const Model& model, Vector d) {
+            const Shape s = model.shape();
+            std::vector<double> m(static_cast<std::size_t>(s.nm * s.nt));
             {
               nb::gil_scoped_release unlocked;
-              m.apply_adjoint(std::span<const double>(d.data(), d.size()), x);
+              model.apply_adjoint(std::span<const double>(d.data(), d.size()), m);
             }
-            return vector_array(std::move(x), s.nm, s.nt);
+            return vector_array(std::move(m), s.nm, s.nt);
           },
           "d"_a, "m = F^T d by backward (adjoint) time stepping; d (Nd, Nt) -> m (Nm, Nt).");
 }

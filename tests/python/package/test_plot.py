@@ -383,6 +383,18 @@ def test_command_line_draws_and_refuses_in_one_line(tmp_path):
     assert done.returncode == 1
     assert done.stderr == f"shiftop.plot: error: {tmp_path / 'bad.json'}: field 'ops' is empty\n"
     assert run_plot("pareto", tmp_path / "bad.json").returncode == 2  # -o is required
+    for nm in (10, 20):
+        (tmp_path / f"b{nm}.json").write_text(json.dumps(bench_run(nm=nm)))
+    done = run_plot("bench-sweep", tmp_path / "b10.json", tmp_path / "b20.json", "-o",
+                    tmp_path / "sweep.pdf")
+    assert done.returncode == 0 and (tmp_path / "sweep.pdf").read_bytes().startswith(MAGIC["pdf"])
+    done = run_plot("bench-phases", tmp_path / "b10.json", "-o", tmp_path / "p", "--format", "svg")
+    assert done.returncode == 0 and (tmp_path / "p").read_bytes().startswith(MAGIC["svg"])
+    (tmp_path / "s.json").write_text(json.dumps(solve_run("prior", [1.0, 0.1])))
+    done = run_plot("cg-convergence", tmp_path / "s.json", "--label", "one", "--label", "two",
+                    "-o", tmp_path / "cg.png")
+    assert done.returncode == 1
+    assert done.stderr.startswith("shiftop.plot: error: labels: expected 1 label(s)")
     assert not (tmp_path / "u.png").exists()
 
 

@@ -26,7 +26,6 @@ def _points(configurations, where):
         at = f"{where}[{k}]"
         precision = field(c, "precision", at, str)
         points.append({"label": label(precision, c.get("gemv_kernel", "")),
-                       "precision": precision, "kernel": c.get("gemv_kernel", ""),
                        "ms": number(c, "median_ms", at),
                        "error": number(c, "relative_error", at),
                        "front": field(c, "pareto", at, bool)})
@@ -52,22 +51,22 @@ def _place_labels(ax, items):
 
     def annotate(x, y, text, offset, style):
         dx, dy, align = offset
-        label = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=align,
-                            **style)
-        label.set_in_layout(False)  # placed after the layout; must not move it
-        return label
+        artist = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=align,
+                             **style)
+        artist.set_in_layout(False)  # placed after the layout; must not move it
+        return artist
 
     for x, y, text, on_front in items:
         style = ({"fontsize": 8, "color": "#7b241c"} if on_front
                  else {"fontsize": 6, "color": "0.4"})
         for offset in LABEL_OFFSETS:
-            label = annotate(x, y, text, offset, style)
-            box = label.get_window_extent(renderer)
+            artist = annotate(x, y, text, offset, style)
+            box = artist.get_window_extent(renderer)
             if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
                     and box.y1 <= inside.y1 and not any(box.overlaps(b) for b in placed)):
                 placed.append(box)
                 break
-            label.remove()
+            artist.remove()
         else:
             if on_front:
                 annotate(x, y, text, LABEL_OFFSETS[0], style)

@@ -398,6 +398,13 @@ def test_command_line_draws_and_refuses_in_one_line(tmp_path):
     assert not (tmp_path / "u.png").exists()
 
 
+def test_import_shiftop_leaves_matplotlib_unloaded():
+    # matplotlib is needed by shiftop.plot alone: `import shiftop` must work without it.
+    done = subprocess.run([sys.executable, "-c", "import sys, shiftop, shiftop.models; "
+                           "print('matplotlib' in sys.modules)"], capture_output=True, text=True)
+    assert done.stdout == "False\n", done.stderr
+
+
 # --- shiftop tune --plot --------------------------------------------------------------------------
 
 TUNE = ("tune", "--nd", 2, "--nm", 5, "--nt", 6, "--reps", 1, "--threads", 1)

@@ -144,7 +144,6 @@ void run(const TuneOptions& o) {
     std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
     Runner runner(plan, op, x, y, 1, backend, o.device);
     std::vector<double> exact;
-    const std::string title = fmt::format("{} on {}", to_string(op), s.str());
     std::vector<TunePoint> points;
     // Times the plan as it is set up and compares its result with FP64's (`exact`).
     const auto measure = [&](const PrecisionConfig& config) {
@@ -180,7 +179,7 @@ void run(const TuneOptions& o) {
     for (const TunePoint& p : points)
       if (p.relative_error <= o.tolerance && (!best || p.milliseconds < best->milliseconds))
         best = &p;
-    fmt::print("{}: Pareto front (time, relative error vs FP64):\n", title);
+    fmt::print("{} on {}: Pareto front (time, relative error vs FP64):\n", to_string(op), s.str());
     for (const TunePoint& p : points)
       if (p.on_front)
         fmt::print("  {:<12}  {:9.3f} ms  {:5.2f}x  {:.2e}{}\n", p.label(), p.milliseconds,

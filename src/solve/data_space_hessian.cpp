@@ -162,11 +162,15 @@ void DataSpaceHessian::allocate() {
   const double n = static_cast<double>(size_), m = static_cast<double>(parameters_),
                g = static_cast<double>(group_), nq = static_cast<double>(qoi_size_);
   const double matrix_bytes = 8 * n * n;
-  const double bytes =
-      matrix_bytes +
-      8 * (n + 2 * g * n + 2 * g * m + (options_.prior_mean.empty() ? 0 : n) + n * nq + g * nq) +
-      space_->cholesky_workspace_bytes(size_);
   const double available = space_->available_bytes();
+  // K alone is checked before the factorisation's workspace is asked for: cuSOLVER's 32-bit
+  // query fails on an order whose square does not fit in an int, long before it fits in memory.
+  const double without_cholesky =
+      matrix_bytes +
+      8 * (n + 2 * g * n + 2 * g * m + (options_.prior_mean.empty() ? 0 : n) + n * nq + g * nq);
+  const double bytes = without_cholesky > available
+                           ? without_cholesky
+                           : without_cholesky + space_->cholesky_workspace_bytes(size_);
   require(bytes <= available,
           "the data-space Hessian needs {:.3g} GiB of {} (K = Gamma_noise + F Gamma_prior F* is "
           "Nd*Nt = {} rows square, {:.3g} GiB; W and {} right-hand sides of workspace take the "

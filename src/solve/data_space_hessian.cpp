@@ -55,6 +55,12 @@ void push_columns(DenseSpace& space, btt::Plan& F, const Prior& prior, index_t f
   space.apply(F, btt::Op::F, p2, columns, count);
 }
 
+// Whether K can be assembled as a Gram product: Gamma_prior diagonal in time and in blocks, and F
+// causal (the derivation in assemble_gram needs f_ij[k] = 0 for k < 0).
+bool gram_applies(const btt::Plan& F, const Prior& prior) {
+  return F.triangular() && dynamic_cast<const DiagonalPrior*>(&prior) != nullptr;
+}
+
 }  // namespace
 
 /// What the offline phase leaves in the space, and its host-side companions.
@@ -91,6 +97,14 @@ DataSpaceHessian::DataSpaceHessian(std::shared_ptr<btt::Plan> F, GaussianNoise n
   group_ =
       options_.rhs_per_apply == 0 ? std::min(kDefaultRhsPerApply, size_) : options_.rhs_per_apply;
 
+  gram_ = gram_applies(*F_, *prior_);
+  if (options_.assembly == DataSpaceAssembly::Gram)
+    require(gram_,
+            "data-space Hessian: the Gram assembly needs a diagonal prior and a block-triangular "
+            "F, but the prior is {} and F is {}: use DataSpaceAssembly::Automatic or Applies",
+            prior_->name(), F_->triangular() ? "triangular" : "general");
+  if (options_.assembly == DataSpaceAssembly::Applies) gram_ = false;
+
   space_ = space_for(*F_, options_.context, options_.device);
   if (space_->on_device()) {
     const btt::Plan* prior_plan = plan_of(*prior_);
@@ -105,7 +119,10 @@ DataSpaceHessian::DataSpaceHessian(std::shared_ptr<btt::Plan> F, GaussianNoise n
   allocate();
 
   Stopwatch clock;
-  assemble();
+  if (gram_)
+    assemble_gram();
+  else
+    assemble();
   space_->synchronize();
   times_.assembly = clock.lap();
   factor();
@@ -165,19 +182,25 @@ void DataSpaceHessian::allocate() {
   const double available = space_->available_bytes();
   // K alone is checked before the factorisation's workspace is asked for: cuSOLVER's 32-bit
   // query fails on an order whose square does not fit in an int, long before it fits in memory.
+  // The Gram factor Phi (Nd*Nt x Nm) and the prior's standard deviations live during the
+  // assembly only, the Cholesky workspace during the factor only: the larger of the two counts.
+  const double nm = static_cast<double>(shape_.nm);
+  const double gram_bytes = gram_ ? 8 * (n * nm + nm) : 0;
   const double without_cholesky =
-      matrix_bytes +
+      matrix_bytes + gram_bytes +
       8 * (n + 2 * g * n + 2 * g * m + (options_.prior_mean.empty() ? 0 : n) + n * nq + g * nq);
   const double bytes = without_cholesky > available
                            ? without_cholesky
-                           : without_cholesky + space_->cholesky_workspace_bytes(size_);
+                           : without_cholesky - gram_bytes +
+                                 std::max(gram_bytes, space_->cholesky_workspace_bytes(size_));
   require(bytes <= available,
           "the data-space Hessian needs {:.3g} GiB of {} (K = Gamma_noise + F Gamma_prior F* is "
-          "Nd*Nt = {} rows square, {:.3g} GiB; W and {} right-hand sides of workspace take the "
+          "Nd*Nt = {} rows square, {:.3g} GiB; W, {} right-hand sides of workspace{} take the "
           "rest) but only {:.3g} GiB are free: K grows as (Nd*Nt)^2, so use fewer sensors or time "
           "steps, a smaller rhs_per_apply, or the MAP point by CG, which needs no K",
           bytes / kGiB, space_->on_device() ? "GPU memory" : "host memory", size_,
-          matrix_bytes / kGiB, group_, available / kGiB);
+          matrix_bytes / kGiB, group_, gram_ ? " and the Gram factor Phi (Nd*Nt x Nm)" : "",
+          available / kGiB);
 
   arrays_ = std::make_unique<Arrays>();
   Arrays& a = *arrays_;
@@ -216,6 +239,45 @@ void DataSpaceHessian::assemble() {
     space_->add_to_diagonal(columns, size_, first, count, a.noise.data());
     progress("assembly", first + count, size_);
   }
+}
+
+// The Gram assembly, for a causal F (f_ij[k] = 0 for k < 0) and Gamma_prior = diag(gamma_j) ⊗ I:
+//   (F Gamma_prior F*)[(i,t),(i',t')] = sum_j gamma_j sum_{s=0}^{min(t,t')} f_ij[t-s] f_i'j[t'-s].
+// With Phi[(i,a), j] = sqrt(gamma_j) f_ij[a] and G = Phi Phi^T, G[(i,a),(i',a')] = sum_j gamma_j
+// f_ij[a] f_i'j[a'], so the sum over s is G summed down the diagonal of block (i,i') that ends at
+// (t,t'): D(t,t') = G(t,t') + D(t-1,t'-1), D = 0 off the block. The kernels come from F itself:
+// (F* d)_j[s] = sum_i sum_{t>=s} f_ij[t-s] d_i[t], so for d = e_{i,Nt-1} (sensor i, last step)
+// (F* e_{i,Nt-1})_j[s] = f_ij[Nt-1-s], the kernels of sensor i reversed in time. Cost: Nd unit
+// vectors through F* in groups, one DSYRK of (Nd Nt)^2 Nm flops, and two O((Nd Nt)^2) passes
+// over K (the prefix sums and the mirror into the upper triangle), against Nd*Nt columns through
+// F*, Gamma_prior and F (two FFT passes over Nm series per column) for the applies.
+void DataSpaceHessian::assemble_gram() {
+  Arrays& a = *arrays_;
+  const index_t nd = shape_.nd, nm = shape_.nm, nt = shape_.nt;
+  const auto& variances = static_cast<const DiagonalPrior&>(*prior_).variances();
+  std::vector<double> deviations(to_size(nm));
+  for (std::size_t j = 0; j < deviations.size(); ++j)
+    deviations[j] = std::sqrt(variances[j]);
+  const SpaceVector scale = space_->allocate(to_size(nm), "the prior's standard deviations");
+  space_->upload(deviations, scale.data());
+  const SpaceVector phi =
+      space_->allocate(to_size(size_) * to_size(nm), "the Gram factor Phi (Nd*Nt x Nm)");
+  std::vector<index_t> positions;
+  for (index_t first = 0; first < nd; first += group_) {
+    const index_t count = std::min(group_, nd - first);
+    positions.resize(to_size(count));
+    for (index_t r = 0; r < count; ++r)
+      positions[to_size(r)] = (first + r) * nt + nt - 1;
+    space_->fill_unit_vectors(a.data.data(), size_, positions);
+    space_->apply(*F_, btt::Op::Fadj, a.data.data(), a.parameters.data(), count);
+    space_->scatter_reversed(a.parameters.data(), count, nm, nt, scale.data(),
+                             phi.data() + to_size(first * nt), size_);
+  }
+  space_->syrk_lower(phi.data(), size_, nm, a.K.data());
+  space_->diagonal_prefix_sum(a.K.data(), nd, nt);
+  space_->copy_lower_to_upper(a.K.data(), size_);
+  space_->add_to_diagonal(a.K.data(), size_, 0, size_, a.noise.data());
+  progress("assembly", size_, size_);
 }
 
 double DataSpaceHessian::time_assembly(const std::shared_ptr<btt::Plan>& F, const Prior& prior,

@@ -70,6 +70,21 @@ class DenseSpace {
   /// y = Gamma_prior x on this space's memory.
   virtual void apply_prior(const Prior& prior, const double* x, double* y, index_t nrhs) = 0;
 
+  /// The Gram factor's rows of `count` sensors from F* of their unit vectors at t = Nt-1:
+  /// phi[j*ld + r*nt + a] = scale[j] * series[(r*nm + j)*nt + nt-1-a] for r < count, j < nm,
+  /// a < nt (series: count SOTI parameter vectors; phi points at the first sensor's row).
+  virtual void scatter_reversed(const double* series, index_t count, index_t nm, index_t nt,
+                                const double* scale, double* phi, index_t ld) = 0;
+  /// The lower triangle of the n x n c = a a^T, a n x k (DSYRK; the strict upper triangle of c
+  /// is left as it was).
+  virtual void syrk_lower(const double* a, index_t n, index_t k, double* c) = 0;
+  /// In the lower triangle of the (blocks*nt)^2 matrix a, the prefix sum along every diagonal of
+  /// each nt x nt block: a(t,t') += a(t-1,t'-1) in t order (data_space_hessian.cpp, the Gram
+  /// assembly).
+  virtual void diagonal_prefix_sum(double* a, index_t blocks, index_t nt) = 0;
+  /// a(c,r) = a(r,c) for r > c: the strict upper triangle of the n x n a from its lower one.
+  virtual void copy_lower_to_upper(double* a, index_t n) = 0;
+
   /// Cholesky factor of the n x n symmetric a in place (lower triangle; the strict upper
   /// triangle is kept); throws shiftop::Error when a is not positive definite.
   virtual void cholesky(double* a, index_t n) = 0;

@@ -1,5 +1,7 @@
 // Host memory as the data-space Hessian's dense space (dense_space.hpp): LAPACK's Cholesky
-// (dpotrf, dtrtrs; multithreaded by the LAPACK the build links) and OpenMP loops for the rest.
+// (dpotrf, dtrtrs) and BLAS's DSYRK (multithreaded by the LAPACK/BLAS the build links) and
+// OpenMP loops for the rest.
+#include <cblas.h>
 #include <lapacke.h>
 
 #include <algorithm>
@@ -80,6 +82,45 @@ class HostDenseSpace final : public DenseSpace {
   void apply_prior(const Prior& prior, const double* x, double* y, index_t nrhs) override {
     const auto count = static_cast<std::size_t>(nrhs * prior.blocks() * prior.nt());
     prior.apply_covariance({x, count}, {y, count}, nrhs);
+  }
+
+  void scatter_reversed(const double* series, index_t count, index_t nm, index_t nt,
+                        const double* scale, double* phi, index_t ld) override {
+#pragma omp parallel for collapse(2) schedule(static) if (count * nm * nt >= kParallelFrom)
+    for (index_t j = 0; j < nm; ++j)
+      for (index_t r = 0; r < count; ++r) {
+        const double* from = series + (r * nm + j) * nt + nt - 1;
+        double* to = phi + j * ld + r * nt;
+        for (index_t a = 0; a < nt; ++a)
+          to[a] = scale[j] * from[-a];
+      }
+  }
+  void syrk_lower(const double* a, index_t n, index_t k, double* c) override {
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
+                1.0, a, static_cast<int>(n), 0.0, c, static_cast<int>(n));
+  }
+  // Column t' of a block column needs column t'-1 done: the sweep runs over t' in order, each
+  // column a contiguous run of rows, block columns in parallel.
+  void diagonal_prefix_sum(double* a, index_t blocks, index_t nt) override {
+    const index_t n = blocks * nt;
+#pragma omp parallel for schedule(dynamic) if (n * n >= kParallelFrom)
+    for (index_t bc = 0; bc < blocks; ++bc)
+      for (index_t tc = 1; tc < nt; ++tc) {
+        double* column = a + (bc * nt + tc) * n;
+        const double* previous = column - n;
+        for (index_t br = bc; br < blocks; ++br)
+          for (index_t t = br == bc ? tc : 1; t < nt; ++t)
+            column[br * nt + t] += previous[br * nt + t - 1];
+      }
+  }
+  void copy_lower_to_upper(double* a, index_t n) override {
+    constexpr index_t kTile = 64;  // tiles keep both the reads and the strided writes in cache
+#pragma omp parallel for schedule(dynamic) if (n * n >= kParallelFrom)
+    for (index_t c0 = 0; c0 < n; c0 += kTile)
+      for (index_t r0 = c0; r0 < n; r0 += kTile)
+        for (index_t c = c0; c < std::min(c0 + kTile, n); ++c)
+          for (index_t r = std::max(r0, c + 1); r < std::min(r0 + kTile, n); ++r)
+            a[r * n + c] = a[c * n + r];
   }
 
   void cholesky(double* a, index_t n) override {

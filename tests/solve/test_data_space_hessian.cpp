@@ -41,9 +41,11 @@ class DataSpaceHessianTest : public ::testing::TestWithParam<DataSpaceCase> {
     problem_ = testing::make_problem(GetParam(), cpu_options(), 11);
     answers_ = testing::dense_answers(problem_);
   }
-  DataSpaceHessian make(index_t rhs_per_apply, bool with_mean = true) const {
+  DataSpaceHessian make(index_t rhs_per_apply, bool with_mean = true,
+                        DataSpaceAssembly assembly = DataSpaceAssembly::Automatic) const {
     DataSpaceHessianOptions options;
     options.rhs_per_apply = rhs_per_apply;
+    options.assembly = assembly;
     options.qoi = problem_.Q;
     if (with_mean) options.prior_mean = problem_.prior_mean;
     return DataSpaceHessian(problem_.F, GaussianNoise(problem_.noise_variances, problem_.shape.nt),
@@ -58,8 +60,8 @@ class DataSpaceHessianTest : public ::testing::TestWithParam<DataSpaceCase> {
 
 // The bounds below are a few times the largest errors measured over these cases (printed).
 TEST_P(DataSpaceHessianTest, MatrixEqualsDenseAndColumnByColumnAssembly) {
-  const auto grouped = make(5).matrix();
-  const auto one_by_one = make(1).matrix();
+  const auto grouped = make(5, true, DataSpaceAssembly::Applies).matrix();
+  const auto one_by_one = make(1, true, DataSpaceAssembly::Applies).matrix();
   const double dense_error = testing::max_relative_difference(grouped, answers_.K);
   const double column_error = testing::max_relative_difference(grouped, one_by_one);
   std::printf("K: vs dense %.2e, grouped vs column by column %.2e\n", dense_error, column_error);
@@ -68,6 +70,34 @@ TEST_P(DataSpaceHessianTest, MatrixEqualsDenseAndColumnByColumnAssembly) {
   for (index_t i = 0; i < data_size(); ++i)  // symmetric, as returned
     for (index_t j = 0; j < i; ++j)
       EXPECT_EQ(grouped[i * data_size() + j], grouped[j * data_size() + i]);
+}
+
+// The Gram assembly (a DSYRK and diagonal prefix sums) against the dense K and the applies; it is
+// the automatic choice exactly for the diagonal prior (F is block triangular here). F* of the
+// sensors' unit vectors runs in groups of 2 and of 5 (crossing Nd = 3, 4, 5).
+TEST_P(DataSpaceHessianTest, GramAssemblyEqualsDenseAndApplies) {
+  const bool diagonal = GetParam().prior == PriorKind::Diagonal;
+  EXPECT_EQ(make(5).gram_assembly(), diagonal);
+  if (!diagonal) {
+    testing::expect_error([&] { (void)make(5, true, DataSpaceAssembly::Gram); },
+                          "the Gram assembly needs a diagonal prior and a block-triangular F");
+    return;
+  }
+  const auto applies = make(5, true, DataSpaceAssembly::Applies).matrix();
+  for (const index_t group : {index_t{2}, index_t{5}}) {
+    const DataSpaceHessian gram = make(group, true, DataSpaceAssembly::Gram);
+    EXPECT_TRUE(gram.gram_assembly());
+    const auto k = gram.matrix();
+    const double dense_error = testing::max_relative_difference(k, answers_.K);
+    const double applies_error = testing::max_relative_difference(k, applies);
+    std::printf("Gram K (groups of %ld): vs dense %.2e, vs applies %.2e\n",
+                static_cast<long>(group), dense_error, applies_error);
+    EXPECT_LT(dense_error, 5e-15);
+    EXPECT_LT(applies_error, 5e-15);
+    for (index_t i = 0; i < data_size(); ++i)
+      for (index_t j = 0; j < i; ++j)
+        EXPECT_EQ(k[i * data_size() + j], k[j * data_size() + i]);
+  }
 }
 
 TEST_P(DataSpaceHessianTest, MapPointEqualsNormalEquations) {
@@ -178,7 +208,11 @@ INSTANTIATE_TEST_SUITE_P(Cpu, DataSpaceHessianTest,
                                            DataSpaceCase{{1, 5, 9}, 1, PriorKind::Smoothing},
                                            DataSpaceCase{{4, 1, 5}, 3, PriorKind::Diagonal},
                                            DataSpaceCase{{2, 3, 1}, 1, PriorKind::Kernels},
-                                           DataSpaceCase{{5, 2, 6}, 2, PriorKind::Smoothing}),
+                                           DataSpaceCase{{5, 2, 6}, 2, PriorKind::Smoothing},
+                                           DataSpaceCase{{5, 3, 9}, 2, PriorKind::Diagonal},
+                                           DataSpaceCase{{1, 6, 11}, 1, PriorKind::Diagonal},
+                                           DataSpaceCase{{3, 5, 1}, 1, PriorKind::Diagonal},
+                                           DataSpaceCase{{1, 1, 1}, 1, PriorKind::Diagonal}),
                          case_name);
 
 // The sample covariance of many seeded samples against Gamma_post from the normal equations (not
@@ -229,6 +263,7 @@ TEST(DataSpaceHessianProgress, ReportsEveryGroupOfColumns) {
   std::vector<std::string> stages;
   DataSpaceHessianOptions options;
   options.rhs_per_apply = 4;
+  options.assembly = DataSpaceAssembly::Applies;
   options.qoi = problem.Q;
   options.progress = [&](const DataSpaceProgress& p) {
     seen.push_back(p);
@@ -246,6 +281,18 @@ TEST(DataSpaceHessianProgress, ReportsEveryGroupOfColumns) {
   }
   EXPECT_GT(hessian.memory_bytes(), 8u * 100u);
   EXPECT_FALSE(hessian.on_device());
+
+  // The Gram assembly is one step: one report of all columns.
+  seen.clear();
+  stages.clear();
+  options.assembly = DataSpaceAssembly::Automatic;
+  options.qoi = nullptr;
+  const DataSpaceHessian gram(problem.F, GaussianNoise(problem.noise_variances, 5), problem.prior,
+                              options);
+  EXPECT_TRUE(gram.gram_assembly());
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(stages[0], "assembly");
+  EXPECT_EQ(seen[0].done, 10);
 }
 
 TEST(DataSpaceHessianTiming, TimesTheAssemblyColumns) {

@@ -9,12 +9,18 @@
 //   m_map = m_prior + Gamma_prior F* K^-1 (d - F m_prior),
 // and K is (Nd*Nt)^2: small when there are few sensors, whatever Nm is.
 //
-// Offline (the constructor): K column by column in groups of identity columns (F*, then
-// Gamma_prior, then F, each with the group as right-hand sides), its Cholesky factor (LAPACK on
-// the CPU, cuSOLVER on the GPU), and with a parameter-to-QoI map Q: W = K^-1 F Gamma_prior Q* and
+// Offline (the constructor): K, then its Cholesky factor (LAPACK on the CPU, cuSOLVER on the
+// GPU), and with a parameter-to-QoI map Q: W = K^-1 F Gamma_prior Q* and
 // the posterior QoI variances. Online: map_point, qoi_map (one product with W^T), samples.
 // Everything runs where F runs: host memory for a CPU plan, one GPU (K stays on it) for a CUDA
-// plan.
+// plan. K is assembled one of two ways (DataSpaceAssembly):
+// * Gram, chosen for a DiagonalPrior and a block-triangular F: K = Gamma_noise + D(Phi Phi^T),
+//   with Phi[(i,a), j] = sqrt(gamma_j) f_ij[a] read off F* of the Nd unit vectors at t = Nt-1
+//   (one batched apply), one DSYRK (2 (Nd Nt)^2 Nm / 2 flops) and D a prefix sum along the
+//   diagonals of each Nt x Nt block (data_space_hessian.cpp derives it). It needs Phi's Nd*Nt*Nm
+//   values besides K, and no per-column FFTs.
+// * Applies, for any prior and F: K column by column in groups of identity columns (F*, then
+//   Gamma_prior, then F, each with the group as right-hand sides); the reference.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +51,13 @@ struct DataSpaceProgress {
   index_t total = 0;
 };
 
+/// How K is assembled (see the file comment).
+enum class DataSpaceAssembly {
+  Automatic,  ///< Gram where it applies (a DiagonalPrior and a block-triangular F), else Applies
+  Gram,       ///< F Gamma_prior F* from one DSYRK; refused where it does not apply
+  Applies,    ///< identity columns through F*, Gamma_prior and F
+};
+
 struct DataSpaceHessianOptions {
   /// Identity columns pushed through F*, Gamma_prior and F together: every apply of the offline
   /// phase gets this many right-hand sides (F's plan cuts them into its own groups of max_rhs).
@@ -58,6 +71,7 @@ struct DataSpaceHessianOptions {
   /// device F's plan runs on. Null makes a new one on `device`.
   std::shared_ptr<gpu::Context> context{};
   int device = 0;
+  DataSpaceAssembly assembly = DataSpaceAssembly::Automatic;
   /// Called after each group of columns of the offline phase (after the group is done on the
   /// GPU); the tool and the Python package print it on a terminal.
   std::function<void(const DataSpaceProgress&)> progress{};
@@ -96,6 +110,8 @@ class DataSpaceHessian {
   index_t qoi_blocks() const { return qoi_blocks_; }
   /// Whether K and the dense algebra live on a GPU.
   bool on_device() const;
+  /// Whether K was assembled by the Gram product (DataSpaceAssembly::Gram) rather than applies.
+  bool gram_assembly() const { return gram_; }
   /// Bytes held for K, the QoI matrix W and the workspaces (host or device).
   std::size_t memory_bytes() const;
   /// What the offline phase took.
@@ -142,6 +158,7 @@ class DataSpaceHessian {
   void check_inputs() const;
   void allocate();
   void assemble();
+  void assemble_gram();
   void factor();
   void prepare_qoi();
   void progress(std::string_view stage, index_t done, index_t total) const;
@@ -159,6 +176,7 @@ class DataSpaceHessian {
   index_t qoi_blocks_ = 0;  // Nq
   index_t qoi_size_ = 0;    // Nq*Nt
   index_t group_ = 0;       // right-hand sides per apply
+  bool gram_ = false;       // K by the Gram product
   DataSpaceTimes times_{};
   std::unique_ptr<DenseSpace> space_;
   struct Arrays;

@@ -69,6 +69,58 @@ __global__ void column_dots_kernel(const double* a, const double* b, index_t row
   if (threadIdx.x == 0) out[j] = partial[0];
 }
 
+// Thread per destination entry, a (time) fastest: the writes run along phi's rows and the
+// reads backwards along one series, both contiguous in a warp.
+__global__ void scatter_reversed_kernel(const double* series, index_t count, index_t nm, index_t nt,
+                                        const double* scale, double* phi, index_t ld) {
+  const index_t total = count * nm * nt;
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  for (index_t k = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += stride) {
+    const index_t a = k % nt, r = (k / nt) % count, j = k / (nt * count);
+    phi[j * ld + r * nt + a] = scale[j] * series[(r * nm + j) * nt + nt - 1 - a];
+  }
+}
+
+// One thread per diagonal t - t' = d of block (blockIdx.y, blockIdx.z) (lower blocks only, and
+// d >= 0 on the block diagonal), carrying the running sum in a register while it steps t' = 0,
+// 1, ...: at each step the threads of a warp touch rows t'+d of one column, consecutive
+// addresses (column-major), so every load and store is coalesced and no thread reads another's
+// result.
+__global__ void diagonal_prefix_sum_kernel(double* a, index_t nt, index_t n) {
+  const index_t block_row = blockIdx.y, block_column = blockIdx.z;
+  if (block_row < block_column) return;
+  const index_t d = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x - (nt - 1);
+  if (d > nt - 1 || (block_row == block_column && d < 0)) return;
+  double* block = a + block_column * nt * n + block_row * nt;
+  double sum = 0;
+  for (index_t tc = d < 0 ? -d : 0; tc + d < nt && tc < nt; ++tc) {
+    double* entry = block + tc * n + tc + d;
+    sum += *entry;
+    *entry = sum;
+  }
+}
+
+constexpr int kTile = 32;
+
+// Tile (blockIdx.y rows, blockIdx.x columns) of the lower triangle through shared memory into
+// its mirror tile: reads down columns and writes down columns, both coalesced.
+__global__ void copy_lower_to_upper_kernel(double* a, index_t n) {
+  __shared__ double tile[kTile][kTile + 1];
+  if (blockIdx.y < blockIdx.x) return;
+  const index_t r0 = static_cast<index_t>(blockIdx.y) * kTile,
+                c0 = static_cast<index_t>(blockIdx.x) * kTile;
+  for (int y = threadIdx.y; y < kTile; y += blockDim.y) {
+    const index_t r = r0 + threadIdx.x, c = c0 + y;
+    if (r < n && c < n) tile[y][threadIdx.x] = a[c * n + r];
+  }
+  __syncthreads();
+  for (int y = threadIdx.y; y < kTile; y += blockDim.y) {
+    const index_t r = r0 + y, c = c0 + threadIdx.x;  // write a(c, r) = a(r, c)
+    if (r < n && c < n && r > c) a[r * n + c] = tile[threadIdx.x][y];
+  }
+}
+
 int as_int(index_t value, const char* what) {
   if (value > std::numeric_limits<int>::max())
     throw Error(std::string(what) + " " + std::to_string(value) +
@@ -166,6 +218,32 @@ class DeviceDenseSpace final : public DenseSpace {
   void apply_prior(const Prior& prior, const double* x, double* y, index_t nrhs) override {
     context_->activate();  // a prior's first device call copies its variances to this device
     prior.apply_covariance_device(x, y, nrhs, stream_);
+  }
+
+  void scatter_reversed(const double* series, index_t count, index_t nm, index_t nt,
+                        const double* scale, double* phi, index_t ld) override {
+    scatter_reversed_kernel<<<grid_for(count * nm * nt), kThreads, 0, stream_>>>(
+        series, count, nm, nt, scale, phi, ld);
+    SHIFTOP_CHECK_LAUNCH();
+  }
+  void syrk_lower(const double* a, index_t n, index_t k, double* c) override {
+    context_->activate();
+    const double one = 1, zero = 0;
+    const int order = as_int(n, "order");
+    SHIFTOP_CUDA_CHECK(cublasDsyrk(context_->handles().cublas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                   order, as_int(k, "inner size"), &one, a, order, &zero, c,
+                                   order));
+  }
+  void diagonal_prefix_sum(double* a, index_t blocks, index_t nt) override {
+    const dim3 grid(static_cast<unsigned>((2 * nt - 1 + kThreads - 1) / kThreads),
+                    static_cast<unsigned>(blocks), static_cast<unsigned>(blocks));
+    diagonal_prefix_sum_kernel<<<grid, kThreads, 0, stream_>>>(a, nt, blocks * nt);
+    SHIFTOP_CHECK_LAUNCH();
+  }
+  void copy_lower_to_upper(double* a, index_t n) override {
+    const auto tiles = static_cast<unsigned>((n + kTile - 1) / kTile);
+    copy_lower_to_upper_kernel<<<dim3(tiles, tiles), dim3(kTile, 8), 0, stream_>>>(a, n);
+    SHIFTOP_CHECK_LAUNCH();
   }
 
   void cholesky(double* a, index_t n) override {

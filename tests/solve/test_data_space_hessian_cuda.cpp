@@ -107,6 +107,18 @@ TEST_P(DataSpaceHessianCuda, EqualsTheCpuHessian) {
   EXPECT_GE(context->allocated_bytes() - before, static_cast<std::size_t>(8 * n * n));
 
   const double matrix_error = testing::max_relative_difference(on_gpu->matrix(), on_cpu->matrix());
+  EXPECT_EQ(on_gpu->gram_assembly(), GetParam().prior == PriorKind::Diagonal);
+  if (on_gpu->gram_assembly()) {  // the Gram kernels against the applies on the same GPU
+    DataSpaceHessianOptions options;
+    options.rhs_per_apply = 5;
+    options.assembly = DataSpaceAssembly::Applies;
+    options.context = context;
+    const DataSpaceHessian applies(gpu.F, GaussianNoise(gpu.noise_variances, gpu.shape.nt),
+                                   gpu.prior, std::move(options));
+    const double gram_error = testing::max_relative_difference(on_gpu->matrix(), applies.matrix());
+    std::printf("GPU Gram K vs GPU applies: %.2e\n", gram_error);
+    EXPECT_LT(gram_error, 5e-15);
+  }
   const index_t nrhs = 7;  // two groups of 5
   const auto d = testing::random_vector(static_cast<std::size_t>(nrhs * n), 72);
   std::vector<double> m_cpu(static_cast<std::size_t>(nrhs * m)), m_gpu(m_cpu.size(), std::nan(""));
@@ -155,7 +167,11 @@ INSTANTIATE_TEST_SUITE_P(Cuda, DataSpaceHessianCuda,
                                            DataSpaceCase{{3, 4, 7}, 2, PriorKind::Kernels},
                                            DataSpaceCase{{1, 5, 9}, 1, PriorKind::Smoothing},
                                            DataSpaceCase{{4, 1, 5}, 3, PriorKind::Diagonal},
-                                           DataSpaceCase{{20, 30, 64}, 2, PriorKind::Smoothing}));
+                                           DataSpaceCase{{20, 30, 64}, 2, PriorKind::Smoothing},
+                                           DataSpaceCase{{20, 30, 64}, 2, PriorKind::Diagonal},
+                                           DataSpaceCase{{7, 3, 300}, 1, PriorKind::Diagonal},
+                                           DataSpaceCase{{1, 1, 1}, 1, PriorKind::Diagonal},
+                                           DataSpaceCase{{3, 5, 1}, 1, PriorKind::Diagonal}));
 
 TEST(DataSpaceHessianCudaInputs, RefusesAPriorOrQoiMapOnTheCpu) {
   if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";

@@ -15,4 +15,8 @@ from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapRes
                       TimeSmoothingPrior, map_point)
 from .data_space import DataSpaceHessian
 
-__all__ = ["Operator", "__version__"]
+__all__ = [
+    "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
+    "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
+    "__version__",
+]

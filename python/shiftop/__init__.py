@@ -5,9 +5,13 @@ Start with :class:`shiftop.Operator`::
     import numpy as np, shiftop
     op = shiftop.Operator.from_kernels(np.random.rand(3, 4, 100))
     d = op @ np.random.rand(4, 100)
+
+Bad inputs and options raise ValueError or TypeError; those found by the compiled core raise
+shiftop.Error, a ValueError.
 """
 
 from ._version import __version__
+from ._core import Error
 from .operator import Operator
 from .pair import OperatorPair
 from . import models
@@ -18,5 +22,5 @@ from .data_space import DataSpaceHessian
 __all__ = [
     "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
     "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
-    "__version__",
+    "Error", "__version__",
 ]

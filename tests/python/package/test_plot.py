@@ -435,10 +435,14 @@ def test_tune_plot_draws_with_the_package_with_or_without_json(tmp_path, fmt):
 
 
 @needs_tool
-def test_tune_plot_without_the_package_says_how_to_get_it_before_any_work(tmp_path):
-    python = subprocess.run(["which", "python3"], capture_output=True, text=True).stdout.strip()
+def test_tune_plot_without_the_package_says_how_to_get_it_before_any_work(tmp_path,
+                                                                           tmp_path_factory):
+    # A Python without site-packages: scripts/build installs shiftop into the python3 on PATH.
+    python = tmp_path_factory.mktemp("bin") / "python-without-site"
+    python.write_text(f"#!/bin/sh\nexec {sys.executable} -S \"$@\"\n")
+    python.chmod(0o755)
     done = tune("--plot", tmp_path / "t.png",
-                env_update={"SHIFTOP_PYTHON": python, "PYTHONPATH": str(tmp_path),
+                env_update={"SHIFTOP_PYTHON": str(python), "PYTHONPATH": str(tmp_path),
                             "PYTHONNOUSERSITE": "1"})
     assert done.returncode != 0
     lines = done.stderr.splitlines()

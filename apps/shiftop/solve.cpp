@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "commands.hpp"
 #include "core/timer.hpp"
@@ -33,7 +35,8 @@ struct SolveOptions {
   std::string operator_path, data_path, output_path, truth, json_path;
   std::string method = "cg", prior = "diagonal", prior_kernels, prior_mean;
   std::string preconditioner = "prior";
-  double noise_variance = 0, noise_std = 0, prior_variance = 1, correlation_steps = 0;
+  std::optional<double> noise_variance, noise_std;
+  double prior_variance = 1, correlation_steps = 0;
   double tolerance = 1e-8;
   index_t max_iterations = 1000;
   bool cg_options_given = false;  // --preconditioner, --tol or --maxiter on the command line
@@ -153,10 +156,13 @@ Solution solve_dense(std::shared_ptr<btt::Plan> plan, const solve::GaussianNoise
 }
 
 void run(const SolveOptions& o) {
-  require((o.noise_variance > 0) != (o.noise_std > 0),
-          "expected exactly one of --noise-variance and --noise-std, a positive number");
-  require(std::isfinite(o.noise_variance) && std::isfinite(o.noise_std),
-          "--noise-variance/--noise-std: expected a finite number");
+  require(o.noise_variance.has_value() != o.noise_std.has_value(),
+          "expected exactly one of --noise-variance and --noise-std");
+  const auto [noise_option, noise_value] = o.noise_variance
+                                               ? std::pair{"--noise-variance", *o.noise_variance}
+                                               : std::pair{"--noise-std", *o.noise_std};
+  require(std::isfinite(noise_value) && noise_value > 0, "{} {}: expected a positive number",
+          noise_option, noise_value);
   require(std::isfinite(o.tolerance) && o.tolerance > 0 && o.tolerance < 1,
           "--tol: expected a number in (0, 1), got {}", o.tolerance);
   require(o.method == "cg" || !o.cg_options_given,
@@ -181,6 +187,10 @@ void run(const SolveOptions& o) {
   const auto truth = o.truth.empty()
                          ? std::vector<double>{}
                          : read_one_vector(o.truth, "--truth", shape.nm, shape.nt, "parameter");
+  require(
+      o.truth.empty() || std::any_of(truth.begin(), truth.end(), [](double v) { return v != 0; }),
+      "--truth {}: all values are zero: the relative error needs a nonzero true parameter",
+      o.truth);
   const double read_seconds = watch.lap();
 
   btt::PlanOptions plan_options;
@@ -188,7 +198,7 @@ void run(const SolveOptions& o) {
   auto plan = std::make_shared<btt::Plan>(
       a.triangular ? btt::Plan::create(a.first_column, shape, plan_options)
                    : btt::Plan::create_general(a.first_column, a.first_row, shape, plan_options));
-  const double variance = o.noise_variance > 0 ? o.noise_variance : o.noise_std * o.noise_std;
+  const double variance = o.noise_variance ? *o.noise_variance : *o.noise_std * *o.noise_std;
   const solve::GaussianNoise noise(std::vector<double>(shape.nd, variance), shape.nt);
   const std::shared_ptr<solve::Prior> prior = make_prior(o, shape, plan_options);
   const double plan_seconds = watch.lap();

@@ -17,12 +17,12 @@ operator K lives on the GPU (the prior and Q must be CUDA too).
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
 import numpy as np
 
 from . import _core
+from ._locks import holding
 from .inverse import GaussianNoise, _Prior
 from .operator import Operator, _as_float64
 
@@ -84,11 +84,7 @@ class DataSpaceHessian:
                 int(rhs_per_apply), op.device or 0, progress or None)
 
     def _locks(self):
-        stack = contextlib.ExitStack()
-        for owner in (self._op, self._qoi, self._prior):
-            if owner is not None:
-                stack.enter_context(owner._lock)
-        return stack
+        return holding(self._op, self._qoi, self._prior)
 
     @property
     def shape(self) -> tuple[int, int]:

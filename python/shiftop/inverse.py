@@ -13,12 +13,12 @@ Vectors are float64 arrays of shape (blocks, Nt), or (nrhs, blocks, Nt) for seve
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _core
+from ._locks import holding, new_lock
 from .operator import Operator, _as_float64
 
 __all__ = ["GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior", "KernelPrior", "Hessian",
@@ -93,7 +93,7 @@ class _Prior:
 
     def __init__(self, core):
         self._core = core
-        self._lock = threading.Lock()
+        self._lock = new_lock()
 
     @property
     def blocks(self) -> int:
@@ -206,7 +206,7 @@ class Hessian:
         return np.dtype(np.float64)
 
     def _run(self, method, x):
-        with self._op._lock, self._prior._lock:  # F's plan and the prior's plan are used
+        with holding(self._op, self._prior):  # F's plan and the prior's plan are used
             return _apply(method, *self._vector_shape, x, "m")
 
     def __matmul__(self, x):
@@ -262,7 +262,7 @@ def map_point(op: Operator, d, noise: GaussianNoise, prior, m_prior=None, *, tol
         raise ValueError(f"preconditioner '{preconditioner}': expected 'prior' or 'circulant'")
     if callback is not None and not callable(callback):
         raise TypeError("callback: expected a callable (iteration, relative_residual)")
-    with op._lock, prior._lock:
+    with holding(op, prior):  # reentrant: the callback may use op
         r = _core.map_cg(hessian._core, d, m_prior, float(tol), int(maxiter), preconditioner,
                          callback, threads)
     return MapResult(m=r["m"].reshape(nm, nt), iterations=r["iterations"],

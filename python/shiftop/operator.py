@@ -9,11 +9,11 @@ embedding (Venkat et al., Algorithms 1-3) in the compiled core, shiftop._core.Pl
 from __future__ import annotations
 
 import os
-import threading
 
 import numpy as np
 
 from . import _core
+from ._locks import new_lock
 
 _ACTIONS = ("F", "Fadj", "FadjF", "FFadj")
 # (input blocks, output blocks) of each action, as indices into (Nd, Nm).
@@ -132,7 +132,7 @@ class Operator(_Action):
         super().__init__(self, "F")
         self._plan = plan
         self._device = device if plan.backend == "cuda" else None
-        self._lock = threading.Lock()
+        self._lock = new_lock()
         self._adjoint = AdjointOperator(self)
 
     @classmethod
@@ -303,7 +303,8 @@ class Operator(_Action):
                 )
             from . import _device_arrays
 
-            return _device_arrays.apply(self._plan, action, x, out, device=self._device)
+            with self._lock:  # queued work shares the plan's workspaces and F^ with other calls
+                return _device_arrays.apply(self._plan, action, x, out, device=self._device)
         x = _as_float64("x", x)
         (blocks_in, nt), one_output = _vector_shapes(self.kernel_shape, action)
         if x.shape == (blocks_in, nt):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from ._locks import holding
 from .operator import Operator, _as_float64, _is_device_array
 
 _ACTIONS = ("G", "Gadj", "GadjF", "FGadj")
@@ -93,9 +94,6 @@ class OperatorPair:
         self._core = _core.OperatorPair.create(
             F._plan, G._plan, max_rhs=int(max_rhs), device=F.device or 0
         )
-        # Both operators' locks, in one global order, so that pairs sharing operators cannot
-        # deadlock; one lock when F is G.
-        self._locks = sorted({id(F): F._lock, id(G): G._lock}.items())
 
     @property
     def nt(self) -> int:
@@ -165,14 +163,9 @@ class OperatorPair:
                 f"(nrhs, {blocks_in}, {nt}), got {x.shape}"
             )
         y = Operator._output(out, out_shape, op)
-        for _, lock in self._locks:
-            lock.acquire()
-        try:
+        with holding(self.F, self.G):  # one lock when F is G; one order for all pairs
             if nrhs > 0:
                 self._core.apply(op, x, y, nrhs)
-        finally:
-            for _, lock in reversed(self._locks):
-                lock.release()
         return y
 
     def __repr__(self):

@@ -9,6 +9,7 @@
 #include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
 #include "solve/dense_space.hpp"
+#include "solve/require_finite.hpp"
 #include "solve/standard_normal.hpp"
 
 namespace shiftop::solve {
@@ -380,6 +381,7 @@ void DataSpaceHessian::check_data(std::span<const double> d, index_t nrhs,
   require(d.size() == to_size(nrhs * size_),
           "{}: the data hold {} values, expected nrhs*Nd*Nt = {}*{}*{} = {}", what, d.size(), nrhs,
           shape_.nd, shape_.nt, nrhs * size_);
+  require_finite(d, fmt::format("{}: data", what));
 }
 
 void DataSpaceHessian::solve_and_lift(double* x, double* y, index_t nrhs) const {

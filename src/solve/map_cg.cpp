@@ -7,6 +7,7 @@
 #include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/solve/circulant_preconditioner.hpp"
+#include "solve/require_finite.hpp"
 
 namespace shiftop::solve {
 namespace {
@@ -42,6 +43,8 @@ MapCgResult map_cg(Hessian& hessian, std::span<const double> data,
   const auto n = static_cast<std::size_t>(hessian.size());
   require(prior_mean.empty() || prior_mean.size() == n,
           "prior mean holds {} values, expected Nm*Nt = {}", prior_mean.size(), n);
+  require_finite(data, "CG: data");
+  require_finite(prior_mean, "CG: prior mean");
   require(std::isfinite(options.tolerance) && options.tolerance > 0,
           "CG tolerance {}: expected a positive number", options.tolerance);
   require(options.max_iterations >= 0, "CG max iterations {}: expected 0 or more",

@@ -131,7 +131,11 @@ def test_maxiter_reports_not_converged(tmp_path):
 @pytest.mark.parametrize("args,message", [
     ([], "expected exactly one of --noise-variance and --noise-std"),
     (["--noise-variance", 1, "--noise-std", 1], "expected exactly one of"),
-    (["--noise-variance", -1], "expected exactly one of"),
+    (["--noise-variance", -1], "--noise-variance -1: expected a positive number"),
+    (["--noise-variance", -1, "--noise-std", 0.1], "expected exactly one of"),
+    (["--noise-std", "nan"], "--noise-std nan: expected a positive number"),
+    (["--noise-std", 1, "--truth", "zero_m.npy"], "all values are zero"),
+    (["--noise-std", 1, "--prior-mean", "nan_m.npy"], "nan"),
     (["--noise-std", 1, "--tol", 0], "--tol: expected a number in (0, 1)"),
     (["--noise-std", 1, "--prior", "smoothing"], "--prior smoothing needs --correlation-steps"),
     (["--noise-std", 1, "--prior", "kernels"], "--prior kernels needs --prior-kernels FILE"),
@@ -148,8 +152,11 @@ def test_maxiter_reports_not_converged(tmp_path):
     (["--noise-std", 1, "--method", "lu"], "--method"),
 ])
 def test_bad_inputs_are_refused(tmp_path, args, message):
-    write_problem(tmp_path)
+    _, _, m_prior = write_problem(tmp_path)
     kernel_prior(tmp_path)
+    np.save(tmp_path / "zero_m.npy", np.zeros_like(m_prior))
+    m_prior[1, 2] = np.nan
+    np.save(tmp_path / "nan_m.npy", m_prior)
     files = [tmp_path / a if str(a).endswith(".npy") else a for a in args]
     run = shiftop("solve", "--operator", tmp_path / "F.npy", "--data", tmp_path / "d.npy", "-o",
                   tmp_path / "m.npy", *files, check=False)

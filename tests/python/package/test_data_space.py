@@ -137,11 +137,16 @@ def test_sample_statistics_match_posterior():
 
 
 def test_progress_printed_when_asked(capsys):
-    op, _, noise, prior, _, _ = _problem("diagonal")
+    # The smoothing prior assembles K by applies, group by group (a diagonal prior by one Gram
+    # product, reported once).
+    op, _, noise, prior, _, _ = _problem("smoothing")
     shiftop.DataSpaceHessian(op, noise, prior, rhs_per_apply=8, progress=True)
     err = capsys.readouterr().err
     assert "data-space Hessian: assembly 8/21 columns" in err
     assert err.endswith("assembly 21/21 columns\n")
+    op, _, noise, prior, _, _ = _problem("diagonal")
+    shiftop.DataSpaceHessian(op, noise, prior, rhs_per_apply=8, progress=True)
+    assert capsys.readouterr().err == "\rdata-space Hessian: assembly 21/21 columns\n"
     shiftop.DataSpaceHessian(op, noise, prior, progress=False)
     assert capsys.readouterr().err == ""
 
@@ -199,3 +204,26 @@ def test_gpu_equals_cpu(kind):
     if kind != "kernels":
         np.testing.assert_allclose(hg.sample(d[0], 3, seed=1), hc.sample(d[0], 3, seed=1),
                                    rtol=0, atol=1e-10)
+
+
+def test_the_operator_as_its_own_qoi_map_and_a_callback_that_uses_it():
+    # Both once deadlocked on the operator's lock (taken twice by one thread).
+    op, _, noise, prior, mean, dense = _problem("diagonal")
+    d = np.random.default_rng(8).standard_normal((SHAPE[0], SHAPE[2]))
+    H = shiftop.DataSpaceHessian(op, noise, prior, qoi=op, prior_mean=mean)
+    np.testing.assert_allclose(H.qoi_map(d), op @ H.map_point(d), rtol=1e-10, atol=1e-12)
+    misfits = []
+    result = shiftop.map_point(op, d, noise, prior, m_prior=mean, tol=1e-10,
+                               callback=lambda k, r: misfits.append(float(np.abs(op @ mean).max())))
+    assert result.converged and len(misfits) == result.iterations
+
+
+def test_non_finite_data_are_refused_by_name():
+    op, _, noise, prior, mean, _ = _problem("diagonal")
+    d = np.zeros((SHAPE[0], SHAPE[2]))
+    d[1, 3] = np.nan
+    H = shiftop.DataSpaceHessian(op, noise, prior)
+    with pytest.raises(ValueError, match=r"map_point: data value 10 is nan"):
+        H.map_point(d)
+    with pytest.raises(ValueError, match=r"CG: data value 10 is nan"):
+        shiftop.map_point(op, d, noise, prior)

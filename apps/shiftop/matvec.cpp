@@ -109,7 +109,11 @@ void check_op_and_aux(const MatvecOptions& o) {
       btt::kAllPairOps, [&](btt::PairOp op) { return btt::to_string(op) == o.op; });
   if (o.aux_path.empty()) {
     require(!pair_op, "--op {} needs --aux, the second operator G of the pair", o.op);
-    (void)btt::parse_op(o.op);
+    require(
+        std::ranges::any_of(btt::kAllOps, [&](btt::Op op) { return btt::to_string(op) == o.op; }),
+        "unknown operation '{}': expected one of F, Fadj, FadjF, FFadj (or, with --aux, G, "
+        "Gadj, GadjF, FGadj)",
+        o.op);
     return;
   }
   require(pair_op,

@@ -124,6 +124,8 @@ class DataSpaceHessian:
         (Nm, Nt)) or a batch (nrhs, Nd, Nt) (gives (nrhs, Nm, Nt))."""
         d, nrhs = self._batch("d", d, self._data_shape)
         m = np.empty(d.shape[:-2] + self._parameter_shape)
+        if nrhs == 0:  # an empty batch gives an empty one, as Operator does
+            return m
         with self._locks():
             self._core.map_point(d, m, nrhs)
         return m
@@ -135,6 +137,8 @@ class DataSpaceHessian:
             raise ValueError("qoi_map needs a QoI map: pass qoi= when building the Hessian")
         d, nrhs = self._batch("d", d, self._data_shape)
         q = np.empty(d.shape[:-2] + self._qoi_shape)
+        if nrhs == 0:  # an empty batch gives an empty one, as Operator does
+            return q
         with self._locks():
             self._core.qoi_map(d, q, nrhs)
         return q

@@ -45,7 +45,8 @@ def _apply(method, blocks, nt, x, name):
         raise ValueError(f"{name} has shape {x.shape}: expected ({blocks}, {nt}) or "
                          f"(nrhs, {blocks}, {nt})")
     y = np.empty_like(x)
-    method(x, y, 1 if x.ndim == 2 else x.shape[0])
+    if x.size:  # an empty batch (0, blocks, Nt) gives an empty one, as Operator does
+        method(x, y, 1 if x.ndim == 2 else x.shape[0])
     return y
 
 

@@ -227,3 +227,12 @@ def test_non_finite_data_are_refused_by_name():
         H.map_point(d)
     with pytest.raises(ValueError, match=r"CG: data value 10 is nan"):
         shiftop.map_point(op, d, noise, prior)
+
+
+def test_empty_batches_give_empty_results():
+    op, qoi, noise, prior, mean, _ = _problem("diagonal")
+    nd, nm, nt = SHAPE
+    H = shiftop.DataSpaceHessian(op, noise, prior, qoi=qoi)
+    assert H.map_point(np.zeros((0, nd, nt))).shape == (0, nm, nt)
+    assert H.qoi_map(np.zeros((0, nd, nt))).shape == (0, NQ, nt)
+    assert (shiftop.Hessian(op, noise, prior) @ np.zeros((0, nm, nt))).shape == (0, nm, nt)

@@ -60,7 +60,7 @@ def shapes(plan, op: str, x_shape) -> tuple[int, tuple[int, ...]]:
     )
 
 
-def apply(plan, op: str, x, out=None, *, device: int | None = None):
+def apply(plan, op: str, x, out=None, *, device: int | None = None, lock=None):
     """op(F) x for a PyTorch tensor or CuPy array x, returned as the same library's array.
 
     plan: the operator's shiftop._core.Plan; op: 'F', 'Fadj', 'FadjF' or 'FFadj'.
@@ -82,7 +82,7 @@ def apply(plan, op: str, x, out=None, *, device: int | None = None):
             "PyTorch tensor or a CuPy array"
         )
     if library == "torch":
-        return _apply_torch(plan, op, x, out, device)
+        return _apply_torch(plan, op, x, out, device, lock)
     return _apply_cupy(plan, op, x, out, device)
 
 
@@ -104,7 +104,7 @@ def _plan_device(plan, device, where: str, visible_devices: int) -> int:
     )
 
 
-def _apply_torch(plan, op, x, out, device):
+def _apply_torch(plan, op, x, out, device, lock):
     import torch
 
     if x.requires_grad and torch.is_grad_enabled():
@@ -115,7 +115,7 @@ def _apply_torch(plan, op, x, out, device):
             )
         from .torch import _differentiable_apply
 
-        return _differentiable_apply(plan, op, x, device)
+        return _differentiable_apply(plan, op, x, device, lock)
     return _torch_apply_no_grad(plan, op, x, out, device)
 
 

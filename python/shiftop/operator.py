@@ -304,7 +304,8 @@ class Operator(_Action):
             from . import _device_arrays
 
             with self._lock:  # queued work shares the plan's workspaces and F^ with other calls
-                return _device_arrays.apply(self._plan, action, x, out, device=self._device)
+                return _device_arrays.apply(self._plan, action, x, out, device=self._device,
+                                            lock=self._lock)
         x = _as_float64("x", x)
         (blocks_in, nt), one_output = _vector_shapes(self.kernel_shape, action)
         if x.shape == (blocks_in, nt):

@@ -20,6 +20,8 @@ in the input's dtype. ``op @ x`` on a tensor that requires grad goes through the
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from . import _device_arrays
@@ -34,28 +36,34 @@ class _OperatorFunction(torch.autograd.Function):
     """y = op(F) x with backward x_grad = op(F)* y_grad (F* for F, F for F*, itself for F*F, FF*)."""
 
     @staticmethod
-    def forward(ctx, x, plan, action, device):
-        ctx.plan, ctx.action, ctx.device, ctx.input_dtype = plan, action, device, x.dtype
-        return _device_arrays._torch_apply_no_grad(plan, action, x, None, device)
+    def forward(ctx, x, plan, action, device, lock):
+        ctx.plan, ctx.action, ctx.device, ctx.lock = plan, action, device, lock
+        ctx.input_dtype = x.dtype
+        # The operator's lock: the backward runs on autograd's threads, maybe while another
+        # thread applies the same operator (the plan's workspaces serve one apply at a time).
+        with lock if lock is not None else contextlib.nullcontext():
+            return _device_arrays._torch_apply_no_grad(plan, action, x, None, device)
 
     @staticmethod
     def backward(ctx, grad):
         # Through apply (not the no-grad path), so that the backward is differentiable as well.
-        x_grad = _OperatorFunction.apply(grad, ctx.plan, _ADJOINT[ctx.action], ctx.device)
-        return x_grad.to(ctx.input_dtype), None, None, None
+        x_grad = _OperatorFunction.apply(grad, ctx.plan, _ADJOINT[ctx.action], ctx.device,
+                                         ctx.lock)
+        return x_grad.to(ctx.input_dtype), None, None, None, None
 
 
-def _differentiable_apply(plan, action, x, device):
-    return _OperatorFunction.apply(x, plan, action, device)
+def _differentiable_apply(plan, action, x, device, lock):
+    return _OperatorFunction.apply(x, plan, action, device, lock)
 
 
-def _plan_and_device(op):
-    """The plan of a shiftop.Operator and the CUDA device it was made on (None on the CPU)."""
+def _plan_device_and_lock(op):
+    """The plan of a shiftop.Operator, the CUDA device it was made on (None on the CPU) and the
+    operator's lock."""
     from .operator import Operator
 
     if not isinstance(op, Operator):
         raise TypeError(f"op must be a shiftop.Operator, got {type(op).__name__}")
-    return op._plan, op.device
+    return op._plan, op.device, op._lock
 
 
 def apply(op, x: torch.Tensor, which: str = "F") -> torch.Tensor:
@@ -68,8 +76,8 @@ def apply(op, x: torch.Tensor, which: str = "F") -> torch.Tensor:
         raise ValueError(f"which {which!r}: expected one of 'F', 'Fadj', 'FadjF', 'FFadj'")
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    plan, device = _plan_and_device(op)
-    return _OperatorFunction.apply(x, plan, which, device)
+    plan, device, lock = _plan_device_and_lock(op)
+    return _OperatorFunction.apply(x, plan, which, device, lock)
 
 
 class OperatorModule(torch.nn.Module):
@@ -80,7 +88,7 @@ class OperatorModule(torch.nn.Module):
         super().__init__()
         if which not in _ACTIONS:
             raise ValueError(f"which {which!r}: expected one of 'F', 'Fadj', 'FadjF', 'FFadj'")
-        _plan_and_device(op)  # refuses anything but an Operator now, not at the first forward
+        _plan_device_and_lock(op)  # refuses anything but an Operator now, not at the first forward
         self.op = op
         self.which = which
 

@@ -95,6 +95,7 @@ def _worker_match(folder, grid):
     single = shiftop.Operator.from_kernels(K, threads=1, planning="estimate")
     A = _dense(K)
     matrices = {"F": A, "Fadj": A.T, "FadjF": A.T @ A, "FFadj": A @ A.T}
+    report = []
     for action, M in matrices.items():
         for batch in (None, 5):  # 5 vectors: groups of max_rhs = 2, the last one short
             blocks_in = nm if action in ("F", "FadjF") else nd
@@ -111,7 +112,8 @@ def _worker_match(folder, grid):
                 e_single = np.abs(y - want[..., o.start:o.stop, :]).max() / scale
                 e_dense = np.abs(y - dense[..., o.start:o.stop, :]).max() / scale
                 assert e_single < 1e-13 and e_dense < 1e-13, (action, batch, e_single, e_dense)
-            print(f"ok {comm.rank} {grid} {action} {batch}", flush=True)
+            report.append(f"ok {comm.rank} {grid} {action} {batch}")
+    _print_on_rank_0(comm, report)
 
 
 def _worker_refusals(folder):
@@ -125,12 +127,13 @@ def _worker_refusals(folder):
     if comm.rank == 0:
         np.save(path, K)
     comm.Barrier()
+    report = []
 
     def refused(what, error, call):
         try:
             call()
         except error as e:
-            print(f"refused {comm.rank} {what}: {e}", flush=True)
+            report.append(f"refused {comm.rank} {what}: {e}")
             return
         raise AssertionError(f"{what} was accepted")
 
@@ -143,7 +146,14 @@ def _worker_refusals(folder):
     refused("shape on rank 1", ValueError, lambda: op.apply(bad, "F"))
     # The ranks disagree on the number of right-hand sides.
     refused("nrhs", ValueError, lambda: op.apply(np.zeros((1 + comm.rank, len(r), 4)), "F"))
-    comm.Barrier()
+    _print_on_rank_0(comm, report)
+
+
+def _print_on_rank_0(comm, report):
+    # One print, on rank 0: mpiexec may split the ranks' own lines and interleave the pieces.
+    reports = comm.gather(report)
+    if comm.rank == 0:
+        print("\n".join(line for lines in reports for line in lines), flush=True)
 
 
 if __name__ == "__main__":

@@ -80,15 +80,18 @@ def test_shiftop_neither_initialises_nor_finalises_mpi():
         "import mpi4py\n"
         "mpi4py.rc.initialize = False\n"
         "from mpi4py import MPI\n"
-        "print(MPI.Is_initialized())\n"
+        "before = MPI.Is_initialized()\n"
         "MPI.Init_thread(MPI.THREAD_FUNNELED)\n"
-        "print(MPI.Is_initialized(), MPI.COMM_WORLD.allreduce(1))\n"
+        "states = MPI.COMM_WORLD.gather((before, MPI.Is_initialized(), MPI.COMM_WORLD.size))\n"
+        "if MPI.COMM_WORLD.rank == 0:\n"
+        "    print(states)\n"
         "MPI.Finalize()\n",
         ranks=2,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    # Each rank prints its two lines (in one write each; the ranks' lines may interleave).
-    assert out.stdout.count("False") == 2 and out.stdout.count("True 2") == 2, out.stdout
+    # Rank 0 prints every rank's state: mpiexec may split and interleave the ranks' own lines
+    # (seen on this project's 2-core machine: 'TrueTrue 2\n 2\n').
+    assert out.stdout == "[(False, True, 2), (False, True, 2)]\n", out.stdout
 
 
 @needs_mpi

@@ -1,0 +1,1 @@
+// issue 15: being written.

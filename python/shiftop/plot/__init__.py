@@ -10,6 +10,7 @@ the Figure::
     bench_sweep(bench_jsons, out)       # several bench runs: time against the swept size
     cg_convergence(solve_jsons, out)    # shiftop solve --json: relative residual per iteration
     source(true, recovered, out)        # true against recovered source (arrays or .npy files)
+    spectrum(sigma, out)                # singular values of every F^[w] (op.spectrum(), .npy)
 
 The same from the command line: ``python -m shiftop.plot pareto t.json -o t.png`` (``--help``
 lists the commands).
@@ -19,5 +20,6 @@ from ._bench import bench_phases, bench_sweep
 from ._convergence import cg_convergence
 from ._pareto import pareto
 from ._source import source
+from ._spectrum import spectrum
 
-__all__ = ["pareto", "bench_phases", "bench_sweep", "cg_convergence", "source"]
+__all__ = ["pareto", "bench_phases", "bench_sweep", "cg_convergence", "source", "spectrum"]

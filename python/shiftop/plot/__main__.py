@@ -4,7 +4,7 @@ gives one line "shiftop.plot: error: ..." on stderr and exit status 1 (2 for bad
 import argparse
 import sys
 
-from . import bench_phases, bench_sweep, cg_convergence, pareto, source
+from . import bench_phases, bench_sweep, cg_convergence, pareto, source, spectrum
 from ._files import FORMATS
 
 
@@ -44,6 +44,10 @@ def _parser():
     src.add_argument("--kind", choices=("auto", "series", "images"), default="auto")
     src.add_argument("--dt", type=float, help="observation interval (labels time, not steps)")
     src.add_argument("--parameters", type=_parameters, help="indices for --kind series: 0,5,9")
+    spec = command("spectrum", "singular values of every F^[w] against w (`shiftop spectrum`)")
+    spec.add_argument("sigma", help="a .npy file of shape (Nt+1, min(Nd, Nm))")
+    spec.add_argument("--title", help="the plot's title (kappa is added below it)")
+    spec.add_argument("--tolerance", type=float, help="relative rank tolerance to draw")
     return parser
 
 
@@ -58,6 +62,9 @@ def main(argv=None):
             bench_sweep(args.json, args.output, format=args.format)
         elif args.command == "cg-convergence":
             cg_convergence(args.json, args.output, labels=args.label, format=args.format)
+        elif args.command == "spectrum":
+            spectrum(args.sigma, args.output, title=args.title, tolerance=args.tolerance,
+                     format=args.format)
         else:
             source(args.true, args.recovered, args.output, kind=args.kind, dt=args.dt,
                    parameters=args.parameters, format=args.format)

@@ -71,6 +71,13 @@ std::optional<index_t> element_count(std::span<const index_t> shape) {
   return count;
 }
 
+// The header dictionary's three values; shape checked to fit kMaxCount elements.
+struct HeaderDict {
+  std::string_view descr;
+  bool fortran_order = false;
+  std::vector<index_t> shape;
+};
+
 DType parse_dtype(std::string_view descr, std::string_view name) {
   // '=' is native byte order, which is little-endian (see the static_assert above).
   if (descr == "<f8" || descr == "=f8") return DType::Float64;
@@ -126,7 +133,7 @@ class DictParser {
  public:
   DictParser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
 
-  NpyHeader parse() {
+  HeaderDict parse() {
     std::optional<std::string_view> descr;
     std::optional<bool> fortran_order;
     std::optional<std::vector<index_t>> shape;
@@ -165,15 +172,10 @@ class DictParser {
     require_present(descr.has_value(), "descr");
     require_present(fortran_order.has_value(), "fortran_order");
     require_present(shape.has_value(), "shape");
-    NpyHeader header{.dtype = parse_dtype(*descr, name_), .shape = std::move(*shape)};
-    require(!*fortran_order,
-            "{}: fortran_order=True is not supported: expected a C-order array; save "
-            "numpy.ascontiguousarray(a) instead",
-            name_);
-    require(element_count(header.shape).has_value(),
+    require(element_count(*shape).has_value(),
             "{}: .npy shape {} is too large: expected at most {} elements", name_,
-            format_shape(header.shape), kMaxCount);
-    return header;
+            format_shape(*shape), kMaxCount);
+    return {*descr, *fortran_order, std::move(*shape)};
   }
 
  private:
@@ -312,7 +314,7 @@ void write_exact(std::FILE* file, const void* buffer, std::size_t bytes, const s
 }
 
 // Reads only as many bytes as the header occupies, after checking that against the file size.
-NpyHeader read_header(std::FILE* file, std::uintmax_t file_size, const std::string& path) {
+std::string read_header_bytes(std::FILE* file, std::uintmax_t file_size, const std::string& path) {
   constexpr std::size_t kLongestPreamble = 12;
   std::string bytes(std::min<std::uintmax_t>(file_size, kLongestPreamble), '\0');
   read_exact(file, bytes.data(), bytes.size(), path);
@@ -321,14 +323,64 @@ NpyHeader read_header(std::FILE* file, std::uintmax_t file_size, const std::stri
   bytes.resize(preamble.data_offset);
   std::rewind(file);
   read_exact(file, bytes.data(), bytes.size(), path);
-  return parse_npy_header(bytes, path);
+  return bytes;
+}
+
+NpyHeader read_header(std::FILE* file, std::uintmax_t file_size, const std::string& path) {
+  return parse_npy_header(read_header_bytes(file, file_size, path), path);
+}
+
+HeaderDict parse_dict(std::string_view bytes, std::string_view name) {
+  const Preamble preamble = parse_preamble(bytes, name);
+  require_header_fits(preamble, bytes.size(), name);
+  return DictParser(bytes.substr(preamble.dict_begin, preamble.data_offset - preamble.dict_begin),
+                    name)
+      .parse();
+}
+
+// The matrix elements: NumPy's descr, the bytes of one real scalar, the scalars per element.
+struct ElementLayout {
+  std::string_view descr;
+  std::size_t scalar_bytes;
+  std::size_t scalars;
+};
+
+ElementLayout layout_of(Element element) {
+  switch (element) {
+    case Element::Float64:
+      return {"<f8", 8, 1};
+    case Element::Float32:
+      return {"<f4", 4, 1};
+    case Element::Complex128:
+      return {"<c16", 8, 2};
+    case Element::Complex64:
+      return {"<c8", 4, 2};
+  }
+  fail("unknown .npy element type {}", static_cast<int>(element));
+}
+
+Element parse_element(std::string_view descr, std::string_view name) {
+  // '=' is native byte order, which is little-endian (see the static_assert above).
+  for (const Element e :
+       {Element::Float64, Element::Float32, Element::Complex128, Element::Complex64}) {
+    const std::string_view little = layout_of(e).descr;
+    if (descr == little ||
+        (descr.size() == little.size() && descr[0] == '=' && descr.substr(1) == little.substr(1)))
+      return e;
+  }
+  fail(
+      "{}: dtype '{}' is not supported: expected little-endian float64, float32, complex128 or "
+      "complex64 ('<f8', '<f4', '<c16', '<c8')",
+      name, printable(descr, kShownHeaderBytes));
 }
 
 // Magic string, version, header length and the dictionary padded with spaces and a final '\n' so
 // that the data starts at a multiple of kAlignment bytes.
-std::string encode_header(std::span<const index_t> shape) {
+std::string encode_header(std::span<const index_t> shape, std::string_view descr,
+                          bool fortran_order) {
   const std::string dict =
-      fmt::format("{{'descr': '<f8', 'fortran_order': False, 'shape': {}, }}", format_shape(shape));
+      fmt::format("{{'descr': '{}', 'fortran_order': {}, 'shape': {}, }}", descr,
+                  fortran_order ? "True" : "False", format_shape(shape));
   const auto padded_length = [&](std::size_t length_bytes) {
     const std::size_t prefix = 8 + length_bytes;
     const std::size_t total = (prefix + dict.size() + 1 + kAlignment - 1) / kAlignment * kAlignment;
@@ -358,14 +410,15 @@ index_t NpyHeader::count() const {
 }
 
 NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
-  const Preamble preamble = parse_preamble(bytes, name);
-  require_header_fits(preamble, bytes.size(), name);
-  NpyHeader header =
-      DictParser(bytes.substr(preamble.dict_begin, preamble.data_offset - preamble.dict_begin),
-                 name)
-          .parse();
-  header.data_offset = preamble.data_offset;
-  return header;
+  HeaderDict dict = parse_dict(bytes, name);
+  const DType dtype = parse_dtype(dict.descr, name);  // named before the order
+  require(!dict.fortran_order,
+          "{}: fortran_order=True is not supported: expected a C-order array; save "
+          "numpy.ascontiguousarray(a) instead",
+          name);
+  return {.dtype = dtype,
+          .shape = std::move(dict.shape),
+          .data_offset = parse_preamble(bytes, name).data_offset};
 }
 
 NpyHeader read_npy_header(const std::string& path) {
@@ -400,17 +453,88 @@ NpyArray read_npy(const std::string& path) {
   return array;
 }
 
+std::string_view to_string(Element element) {
+  switch (element) {
+    case Element::Float64:
+      return "float64";
+    case Element::Float32:
+      return "float32";
+    case Element::Complex128:
+      return "complex128";
+    case Element::Complex64:
+      return "complex64";
+  }
+  return "unknown";
+}
+
+bool is_complex(Element element) {
+  return layout_of(element).scalars == 2;
+}
+
+bool is_single(Element element) {
+  return layout_of(element).scalar_bytes == 4;
+}
+
+DenseMatrix read_npy_matrix(const std::string& path) {
+  const OpenFile in = open_for_reading(path);
+  const std::string bytes = read_header_bytes(in.file.get(), in.size, path);
+  const HeaderDict dict = parse_dict(bytes, path);
+  const Element element = parse_element(dict.descr, path);
+  require(dict.shape.size() == 2, "{}: expected a 2-D array (a matrix), got shape {}", path,
+          format_shape(dict.shape));
+  const ElementLayout layout = layout_of(element);
+  DenseMatrix matrix{.element = element, .rows = dict.shape[0], .cols = dict.shape[1], .data = {}};
+  const auto scalars = static_cast<std::size_t>(matrix.rows * matrix.cols) * layout.scalars;
+  const std::uintmax_t expected = scalars * layout.scalar_bytes;
+  const std::uintmax_t found = in.size - bytes.size();
+  require(found >= expected,
+          "{}: .npy data section is truncated: expected {} bytes for a {} array of shape {} "
+          "after the {}-byte header, found {}",
+          path, expected, to_string(element), format_shape(dict.shape), bytes.size(), found);
+  std::vector<double> stored(scalars);
+  if (layout.scalar_bytes == 8) {
+    read_exact(in.file.get(), stored.data(), expected, path);
+  } else {
+    std::vector<float> chunk(std::min(scalars, kChunk));
+    for (std::size_t done = 0; done < scalars;) {
+      const std::size_t n = std::min(chunk.size(), scalars - done);
+      read_exact(in.file.get(), chunk.data(), n * sizeof(float), path);
+      std::copy_n(chunk.begin(), n, stored.begin() + static_cast<std::ptrdiff_t>(done));
+      done += n;
+    }
+  }
+  if (dict.fortran_order) {
+    matrix.data = std::move(stored);
+    return matrix;
+  }
+  // C order (row-major) to column-major, element by element (an element is `scalars` doubles).
+  matrix.data.resize(scalars);
+  const std::size_t rows = static_cast<std::size_t>(matrix.rows), k = layout.scalars;
+  const std::size_t cols = static_cast<std::size_t>(matrix.cols);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      std::copy_n(stored.begin() + static_cast<std::ptrdiff_t>((r * cols + c) * k), k,
+                  matrix.data.begin() + static_cast<std::ptrdiff_t>((c * rows + r) * k));
+  return matrix;
+}
+
 void write_npy(const std::string& path, std::span<const double> data,
                std::span<const index_t> shape) {
+  write_npy(path, data, shape, Element::Float64, false);
+}
+
+void write_npy(const std::string& path, std::span<const double> data,
+               std::span<const index_t> shape, Element element, bool fortran_order) {
+  const ElementLayout layout = layout_of(element);
   const std::optional<index_t> count = element_count(shape);
   require(count.has_value(),
           "{}: cannot write shape {}: expected non-negative dimensions and at most {} elements",
           path, format_shape(shape), kMaxCount);
-  require(static_cast<std::size_t>(*count) == data.size(),
+  require(static_cast<std::size_t>(*count) * layout.scalars == data.size(),
           "{}: cannot write shape {}: it has {} elements but {} values were given, expected the "
           "same number",
-          path, format_shape(shape), *count, data.size());
-  const std::string header = encode_header(shape);
+          path, format_shape(shape), *count, data.size() / layout.scalars);
+  const std::string header = encode_header(shape, layout.descr, fortran_order);
 
   AtomicOutput output(path, AtomicOutput::Kind::Stream);
   File file(output.open_stream());
@@ -418,7 +542,19 @@ void write_npy(const std::string& path, std::span<const double> data,
     fail("{}: cannot open '{}' for writing: {}", path, output.path(), last_error());
   }
   write_exact(file.get(), header.data(), header.size(), path);
-  write_exact(file.get(), data.data(), data.size_bytes(), path);
+  if (layout.scalar_bytes == 8) {
+    write_exact(file.get(), data.data(), data.size_bytes(), path);
+  } else {
+    std::vector<float> chunk(std::min(data.size(), kChunk));
+    for (std::size_t done = 0; done < data.size();) {
+      const std::size_t n = std::min(chunk.size(), data.size() - done);
+      std::transform(data.begin() + static_cast<std::ptrdiff_t>(done),
+                     data.begin() + static_cast<std::ptrdiff_t>(done + n), chunk.begin(),
+                     [](double v) { return static_cast<float>(v); });
+      write_exact(file.get(), chunk.data(), n * sizeof(float), path);
+      done += n;
+    }
+  }
   // fclose flushes the buffered tail: a full disk may only show up here.
   if (std::fclose(file.release()) != 0) {
     fail("{}: write failed (disk full?): {}", path, last_error());

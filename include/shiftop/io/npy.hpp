@@ -1,5 +1,6 @@
 // NumPy .npy files: read format versions 1.0, 2.0 and 3.0 of little-endian float64/float32
-// C-order arrays, write float64 as version 1.0 (2.0 only when the header needs it).
+// C-order arrays, write float64 as version 1.0 (2.0 only when the header needs it). Dense
+// matrices (the svd command) may also be complex and in Fortran order.
 // Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #pragma once
 
@@ -44,10 +45,33 @@ NpyHeader read_npy_header(const std::string& path);
 /// says. Bytes after the data section are ignored, as NumPy does.
 NpyArray read_npy(const std::string& path);
 
+/// The element types of the dense matrices that read_npy_matrix reads and write_npy writes.
+enum class Element { Float64, Float32, Complex128, Complex64 };
+/// NumPy's name: "float64", "float32", "complex128", "complex64".
+std::string_view to_string(Element element);
+bool is_complex(Element element);
+bool is_single(Element element);
+
+/// A 2-D array, column-major in float64 whatever the file's order and precision; complex
+/// elements as (re, im) pairs (2 * rows * cols doubles).
+struct DenseMatrix {
+  Element element = Element::Float64;
+  index_t rows = 0, cols = 0;
+  std::vector<double> data;
+};
+
+/// Reads a 2-D .npy array of any Element type, in C or Fortran order. Throws shiftop::Error
+/// naming `path` for another rank or dtype, and for what read_npy refuses.
+DenseMatrix read_npy_matrix(const std::string& path);
+
 /// Writes `data` with the given C-order `shape` as little-endian float64. The file is written
 /// under a temporary name next to `path` and renamed into place, so a failure leaves no partial
 /// output (and any previous file at `path` untouched).
 void write_npy(const std::string& path, std::span<const double> data,
                std::span<const index_t> shape);
+/// The same as `element` (float32 and complex64 rounded to nearest; complex elements as (re, im)
+/// pairs in `data`), with `fortran_order` `data` holds the array in column-major order.
+void write_npy(const std::string& path, std::span<const double> data,
+               std::span<const index_t> shape, Element element, bool fortran_order);
 
 }  // namespace shiftop::io

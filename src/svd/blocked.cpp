@@ -1,0 +1,244 @@
+#include "svd/blocked.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+
+#include "shiftop/core/error.hpp"
+#include "svd/dense_kernels.hpp"
+#include "svd/householder.hpp"
+
+namespace shiftop::svd::detail {
+
+namespace {
+
+// `parts` blocks of near-equal width over [first, first + count), appended to `bounds`.
+void split_evenly(index_t first, index_t count, index_t parts, std::vector<index_t>& bounds) {
+  for (index_t k = 1; k <= parts; ++k)
+    bounds.push_back(first + count * k / parts);
+}
+
+index_t blocks_for(index_t count, index_t width) {
+  return std::clamp<index_t>((count + width / 2) / width, 1, count);
+}
+
+}  // namespace
+
+std::vector<index_t> block_boundaries(index_t cols, index_t width, index_t n_plus) {
+  require(cols >= 2 && width >= 1, "block_boundaries: expected cols >= 2 and width >= 1");
+  std::vector<index_t> bounds{0};
+  if (n_plus > 0 && n_plus < cols) {
+    const index_t minus = cols - n_plus;
+    index_t bp = blocks_for(n_plus, width), bm = blocks_for(minus, width);
+    if ((bp + bm) % 2 != 0) {
+      // One block more where the blocks are wider (the part has a column to spare), else one less.
+      const bool plus_wider = n_plus * bm >= minus * bp;
+      if (plus_wider && bp < n_plus)
+        ++bp;
+      else if (!plus_wider && bm < minus)
+        ++bm;
+      else if (bp < n_plus)
+        ++bp;
+      else if (bm < minus)
+        ++bm;
+      else if (bp > 1)
+        --bp;
+      else
+        --bm;  // bp = bm = 1 is even, so here bm > 1
+    }
+    split_evenly(0, n_plus, bp, bounds);
+    split_evenly(n_plus, minus, bm, bounds);
+    return bounds;
+  }
+  index_t b = std::max<index_t>(2, blocks_for(cols, width));
+  if (b % 2 != 0) b = b + 1 <= cols ? b + 1 : b - 1;
+  split_evenly(0, cols, b, bounds);
+  return bounds;
+}
+
+namespace {
+
+// One thread's buffers for a pivot pair of at most c_max columns.
+template <class T>
+struct PairWorkspace {
+  using R = Real<T>;
+  std::vector<R> g_re, g_im, v_re, v_im;  // planar panels of [G_p G_q] and [V_p V_q]
+  std::vector<T> r, v_pair, qr, tau;      // R_pq, V'_pq, the QR fallback's copy
+
+  PairWorkspace(index_t rows, index_t v_rows, index_t c_max, bool with_v) {
+    const auto gsize = static_cast<std::size_t>(panel_ld<R>(rows) * c_max);
+    g_re.resize(gsize);
+    if (kIsComplex<T>) g_im.resize(gsize);
+    if (with_v) {
+      const auto vsize = static_cast<std::size_t>(panel_ld<R>(v_rows) * c_max);
+      v_re.resize(vsize);
+      if (kIsComplex<T>) v_im.resize(vsize);
+    }
+    r.resize(static_cast<std::size_t>(c_max * c_max));
+    v_pair.resize(r.size());
+    tau.resize(static_cast<std::size_t>(c_max));
+    qr.resize(static_cast<std::size_t>(rows * c_max));
+  }
+};
+
+struct PairResult {
+  SweepCounts counts;
+  bool qr = false;
+};
+
+// Gram + Cholesky is used when every squared column norm h_ii of the pair lies in
+// [rows * min_normal / eps^2, sqrt(max)]: below, the underflowed products g_ip * g_iq (each off by
+// at most min_normal) could reach eps^2 * ||g_p|| ||g_q||, a visible part of the relative
+// orthogonality threshold; above, the inner method's dot products of R's columns (up to
+// ||g_p|| ||g_q||) could overflow. It is also abandoned when the Cholesky factorisation fails or
+// a pivot keeps less than sqrt(eps) of its h_ii (cancellation in r_ii^2 = h_ii - sum |r_ki|^2
+// would leave fewer than half the digits). Then R_pq comes from Householder QR of the pair (2.8).
+template <class T>
+bool gram_is_safe(const T* h, index_t c, index_t rows) {
+  using R = Real<T>;
+  constexpr R eps = std::numeric_limits<R>::epsilon();
+  const R low = static_cast<R>(rows) * (std::numeric_limits<R>::min() / eps / eps);
+  const R high = std::sqrt(std::numeric_limits<R>::max());
+  for (index_t i = 0; i < c; ++i) {
+    const R d = std::real(h[i + i * c]);
+    if (!(d >= low && d <= high)) return false;
+  }
+  return true;
+}
+
+template <class T>
+PairResult process_pair(T* g, index_t rows, index_t ldg, T* v, index_t v_rows, index_t ldv,
+                        std::span<const std::int8_t> signs, index_t p0, index_t wp, index_t q0,
+                        index_t wq, const Strategy& inner, int inner_sweeps, PairWorkspace<T>& ws) {
+  using R = Real<T>;
+  const index_t c = wp + wq;
+  const index_t ld = panel_ld<R>(rows);
+  R* gre = ws.g_re.data();
+  R* gim = kIsComplex<T> ? ws.g_im.data() : nullptr;
+  pack_planar(g, ldg, rows, p0, wp, gre, gim, ld, 0);
+  pack_planar(g, ldg, rows, q0, wq, gre, gim, ld, wp);
+
+  T* r = ws.r.data();
+  std::fill(r, r + c * c, T(0));
+  gram_upper<T>(gre, gim, ld, c, r, c);
+  PairResult result;
+  const R min_fraction = std::sqrt(std::numeric_limits<R>::epsilon());
+  if (!gram_is_safe(r, c, rows) || !cholesky_upper(r, c, c, min_fraction)) {
+    result.qr = true;
+    for (index_t j = 0; j < c; ++j) {
+      const T* src = g + (j < wp ? p0 + j : q0 + j - wp) * ldg;
+      std::copy(src, src + rows, ws.qr.data() + j * rows);
+    }
+    householder_qr(ws.qr.data(), rows, c, rows, ws.tau.data());
+    for (index_t j = 0; j < c; ++j)
+      for (index_t i = 0; i < c; ++i)
+        r[i + j * c] = i <= j ? ws.qr[i + j * rows] : T(0);
+  }
+
+  T* vp = ws.v_pair.data();
+  std::fill(vp, vp + c * c, T(0));
+  for (index_t i = 0; i < c; ++i)
+    vp[i + i * c] = T(1);
+  std::vector<std::int8_t> pair_signs;
+  if (!signs.empty()) {
+    pair_signs.assign(signs.begin() + p0, signs.begin() + p0 + wp);
+    pair_signs.insert(pair_signs.end(), signs.begin() + q0, signs.begin() + q0 + wq);
+  }
+  result.counts = orthogonalize_pointwise(
+      r, c, c, c, vp, c, c, std::span<const std::int8_t>(pair_signs), inner, inner_sweeps, true, 1);
+  if (result.counts.rotations == 0) return result;  // V'_pq = I: nothing to postmultiply
+
+  // (2.9): [G_p G_q] <- [G_p G_q] V'_pq from the packed copy, then the same for V.
+  postmultiply<T>(gre, gim, ld, rows, c, vp, c, 0, wp, g + p0 * ldg, ldg);
+  postmultiply<T>(gre, gim, ld, rows, c, vp, c, wp, wq, g + q0 * ldg, ldg);
+  if (v != nullptr) {
+    const index_t lv = panel_ld<R>(v_rows);
+    R* vre = ws.v_re.data();
+    R* vim = kIsComplex<T> ? ws.v_im.data() : nullptr;
+    pack_planar(v, ldv, v_rows, p0, wp, vre, vim, lv, 0);
+    pack_planar(v, ldv, v_rows, q0, wq, vre, vim, lv, wp);
+    postmultiply<T>(vre, vim, lv, v_rows, c, vp, c, 0, wp, v + p0 * ldv, ldv);
+    postmultiply<T>(vre, vim, lv, v_rows, c, vp, c, wp, wq, v + q0 * ldv, ldv);
+  }
+  return result;
+}
+
+}  // namespace
+
+template <class T>
+BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ldg, T* v,
+                                    index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
+                                    StrategyKind strategy, index_t width, bool full_block,
+                                    int max_sweeps, int threads) {
+  BlockedCounts total;
+  if (cols < 2) {
+    total.counts.converged = true;
+    return total;
+  }
+  const index_t n_plus =
+      signs.empty() ? cols : static_cast<index_t>(std::count(signs.begin(), signs.end(), 1));
+  const std::vector<index_t> bounds = block_boundaries(cols, width, n_plus);
+  const auto b = static_cast<index_t>(bounds.size()) - 1;
+  const Strategy outer = Strategy::create(strategy, b);
+  index_t widest = 0;
+  for (index_t k = 0; k < b; ++k)
+    widest = std::max(widest, bounds[k + 1] - bounds[k]);
+  const index_t c_max = 2 * widest;
+  // The inner strategies, one per pair width that occurs, built before the parallel region.
+  std::vector<Strategy> inner(static_cast<std::size_t>(c_max + 1));
+  for (const PivotPair& pair : outer.pairs()) {
+    const index_t c = bounds[pair.p + 1] - bounds[pair.p] + bounds[pair.q + 1] - bounds[pair.q];
+    if (inner[c].order() == 0) inner[c] = Strategy::create(strategy, c);
+  }
+  const int team = std::max(1, threads);
+  std::vector<PairWorkspace<T>> workspaces;
+  workspaces.reserve(static_cast<std::size_t>(team));
+  for (int t = 0; t < team; ++t)
+    workspaces.emplace_back(rows, v_rows, c_max, v != nullptr);
+  const int inner_sweeps = full_block ? max_sweeps : 1;
+
+  std::vector<PairResult> results;
+  for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+    std::int64_t proper = 0;
+    for (index_t s = 0; s < outer.steps(); ++s) {
+      const auto pairs = outer.step(s);
+      const auto count = static_cast<index_t>(pairs.size());
+      results.assign(pairs.size(), PairResult{});
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+      for (index_t k = 0; k < count; ++k) {
+        const PivotPair pair = pairs[k];
+        const index_t p0 = bounds[pair.p], wp = bounds[pair.p + 1] - p0;
+        const index_t q0 = bounds[pair.q], wq = bounds[pair.q + 1] - q0;
+        results[k] = process_pair(g, rows, ldg, v, v_rows, ldv, signs, p0, wp, q0, wq,
+                                  inner[wp + wq], inner_sweeps, workspaces[omp_get_thread_num()]);
+      }
+      for (const PairResult& r : results) {
+        total.counts.rotations += r.counts.rotations;
+        total.counts.proper_rotations += r.counts.proper_rotations;
+        total.qr_shortenings += r.qr ? 1 : 0;
+        proper += r.counts.proper_rotations;
+      }
+    }
+    ++total.counts.sweeps;
+    if (proper == 0) {
+      total.counts.converged = true;
+      break;
+    }
+  }
+  return total;
+}
+
+#define SHIFTOP_INSTANTIATE_BLOCKED(T)                                                        \
+  template BlockedCounts orthogonalize_blocked<T>(T*, index_t, index_t, index_t, T*, index_t, \
+                                                  index_t, std::span<const std::int8_t>,      \
+                                                  StrategyKind, index_t, bool, int, int);
+SHIFTOP_INSTANTIATE_BLOCKED(float)
+SHIFTOP_INSTANTIATE_BLOCKED(double)
+SHIFTOP_INSTANTIATE_BLOCKED(std::complex<float>)
+SHIFTOP_INSTANTIATE_BLOCKED(std::complex<double>)
+#undef SHIFTOP_INSTANTIATE_BLOCKED
+
+}  // namespace shiftop::svd::detail

@@ -1,0 +1,115 @@
+#include "svd/preprocess.hpp"
+
+#include <cmath>
+#include <complex>
+#include <limits>
+
+#include "svd/householder.hpp"
+
+namespace shiftop::svd::detail {
+
+namespace {
+
+template <class T>
+Preprocessed<T> factor_qr(const T* a, index_t m, index_t n, index_t lda, bool pivot) {
+  Preprocessed<T> pre;
+  pre.m = m;
+  pre.n = n;
+  pre.qr.resize(static_cast<std::size_t>(m * n));
+  for (index_t j = 0; j < n; ++j)
+    std::copy(a + j * lda, a + j * lda + m, pre.qr.data() + j * m);
+  pre.tau.resize(static_cast<std::size_t>(n));
+  if (pivot) {
+    pre.perm.resize(static_cast<std::size_t>(n));
+    householder_qrcp(pre.qr.data(), m, n, m, pre.tau.data(), pre.perm.data());
+  } else {
+    householder_qr(pre.qr.data(), m, n, m, pre.tau.data());
+  }
+  return pre;
+}
+
+}  // namespace
+
+template <class T>
+Preprocessed<T> preprocess_svd(const T* a, index_t m, index_t n, index_t lda) {
+  using R = Real<T>;
+  Preprocessed<T> pre = factor_qr(a, m, n, lda, true);
+  pre.transposed = true;
+  const T* r = pre.qr.data();
+  // xGEJSV, JOBA = 'A': R_kk counts while |R_kk| >= sqrt(n) eps |R_00|.
+  const R threshold =
+      std::sqrt(static_cast<R>(n)) * std::numeric_limits<R>::epsilon() * std::abs(r[0]);
+  index_t k = std::abs(r[0]) > R(0) ? 1 : 0;
+  while (k > 0 && k < n && std::abs(r[k + k * m]) >= threshold)
+    ++k;
+  pre.rank = k;
+  pre.g.assign(static_cast<std::size_t>(k * k), T(0));
+  if (k == n) {
+    for (index_t j = 0; j < n; ++j)  // G = R^H
+      for (index_t i = 0; i <= j; ++i)
+        pre.g[j + i * n] = conj_of(r[i + j * m]);
+    return pre;
+  }
+  // R_0^H (n x k, lower trapezoidal) = Q_2 L^H; G = L^H is the upper triangle of its QR.
+  pre.lq.assign(static_cast<std::size_t>(n * k), T(0));
+  for (index_t i = 0; i < k; ++i)
+    for (index_t j = i; j < n; ++j)
+      pre.lq[j + i * n] = conj_of(r[i + j * m]);
+  pre.lq_tau.resize(static_cast<std::size_t>(k));
+  householder_qr(pre.lq.data(), n, k, n, pre.lq_tau.data());
+  for (index_t j = 0; j < k; ++j)
+    for (index_t i = 0; i <= j; ++i)
+      pre.g[i + j * k] = pre.lq[i + j * n];
+  return pre;
+}
+
+template <class T>
+Preprocessed<T> preprocess_hyperbolic(const T* a, index_t m, index_t n, index_t lda) {
+  Preprocessed<T> pre = factor_qr(a, m, n, lda, false);
+  pre.rank = n;
+  pre.g.assign(static_cast<std::size_t>(n * n), T(0));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i <= j; ++i)
+      pre.g[i + j * n] = pre.qr[i + j * m];
+  return pre;
+}
+
+template <class T>
+void left_vectors(const Preprocessed<T>& pre, const T* x, index_t ldx, T* u, index_t ldu) {
+  const index_t k = pre.rank;
+  for (index_t j = 0; j < pre.n; ++j) {
+    T* col = u + j * ldu;
+    std::fill(col, col + pre.m, T(0));
+    if (j < k) std::copy(x + j * ldx, x + j * ldx + k, col);
+  }
+  apply_q(pre.qr.data(), pre.m, pre.n, pre.m, pre.tau.data(), u, k, ldu);
+}
+
+template <class T>
+void right_vectors(const Preprocessed<T>& pre, const T* x, index_t ldx, T* v, index_t ldv) {
+  const index_t k = pre.rank, n = pre.n;
+  std::vector<T> y(static_cast<std::size_t>(n * k), T(0));
+  for (index_t j = 0; j < k; ++j)
+    std::copy(x + j * ldx, x + j * ldx + k, y.data() + j * n);
+  if (k < n) apply_q(pre.lq.data(), n, k, n, pre.lq_tau.data(), y.data(), k, n);
+  for (index_t j = 0; j < n; ++j) {
+    T* col = v + j * ldv;
+    std::fill(col, col + n, T(0));
+    if (j >= k) continue;
+    for (index_t i = 0; i < n; ++i)
+      col[pre.perm[i]] = y[i + j * n];  // P e_i = e_perm[i]
+  }
+}
+
+#define SHIFTOP_INSTANTIATE_PREPROCESS(T)                                                 \
+  template Preprocessed<T> preprocess_svd<T>(const T*, index_t, index_t, index_t);        \
+  template Preprocessed<T> preprocess_hyperbolic<T>(const T*, index_t, index_t, index_t); \
+  template void left_vectors<T>(const Preprocessed<T>&, const T*, index_t, T*, index_t);  \
+  template void right_vectors<T>(const Preprocessed<T>&, const T*, index_t, T*, index_t);
+SHIFTOP_INSTANTIATE_PREPROCESS(float)
+SHIFTOP_INSTANTIATE_PREPROCESS(double)
+SHIFTOP_INSTANTIATE_PREPROCESS(std::complex<float>)
+SHIFTOP_INSTANTIATE_PREPROCESS(std::complex<double>)
+#undef SHIFTOP_INSTANTIATE_PREPROCESS
+
+}  // namespace shiftop::svd::detail

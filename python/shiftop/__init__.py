@@ -18,9 +18,10 @@ from . import models
 from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapResult,
                       TimeSmoothingPrior, map_point)
 from .data_space import DataSpaceHessian
+from .svd import Spectrum, spectrum, svd
 
 __all__ = [
     "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
     "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
-    "Error", "__version__",
+    "Error", "__version__", "svd", "spectrum", "Spectrum",
 ]

@@ -20,5 +20,7 @@ void bind_solve(nanobind::module_& m);
 void bind_data_space(nanobind::module_& m);
 /// shiftop._core.OperatorPair: F and a second operator G (btt::OperatorPair).
 void bind_pair(nanobind::module_& m);
+/// jacobi_batched (the one-sided Jacobi (H)SVD of a batch) and spectrum: shiftop.svd, spectrum.
+void bind_svd(nanobind::module_& m);
 
 }  // namespace shiftop::python

@@ -19,4 +19,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_pair(m);
   shiftop::python::bind_solve(m);
   shiftop::python::bind_data_space(m);
+  shiftop::python::bind_svd(m);
 }

@@ -1,0 +1,417 @@
+"""shiftop.svd, shiftop.spectrum / Operator.spectrum and shiftop.plot.spectrum against independent
+references: numpy.linalg.svd (LAPACK gesdd), mpmath at 50 digits for graded matrices, numpy's
+eigvalsh for the hyperbolic SVD's G J G^H, and the SVD of the stacked F^ = rfft(kernels padded to
+2 Nt) for the spectrum."""
+
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+
+import shiftop
+from shiftop import plot
+
+svd_module = sys.modules["shiftop.svd"]  # shiftop.svd is the function
+
+DTYPES = [np.float64, np.float32, np.complex128, np.complex64]
+# Shapes crossing the boundaries: 1 x 1, one row/column, odd, square, tall, wide.
+SHAPES = [(1, 1), (1, 4), (4, 1), (5, 3), (3, 5), (17, 17), (40, 9), (9, 40)]
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def eps(dtype):
+    return float(np.finfo(dtype).eps)
+
+
+def tolerance(shape, dtype):
+    """The bound of check_svd's errors. Measured (5 random matrices per shape and dtype, all four
+    dtypes): at most 2 eps for 1 x 1, 5 eps for 5 x 3, 20 eps for 17 x 17, 22 eps for 37 x 35,
+    34 eps for 70 x 66: about 1.2 max(m, n) eps."""
+    return max(8, 3 * max(shape[-2:])) * eps(dtype)
+
+
+def random_matrix(rng, shape, dtype):
+    a = rng.standard_normal(shape)
+    if np.issubdtype(dtype, np.complexfloating):
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def reconstruct(u, s, vh):
+    return (u * s[..., None, :]) @ vh
+
+
+def unitarity(q):
+    """max |Q^H Q - I| over a stack of matrices with orthonormal columns."""
+    k = q.shape[-1]
+    return float(np.abs(q.conj().swapaxes(-1, -2) @ q - np.eye(k)).max())
+
+
+def check_svd(a, u, s, vh, tolerance):
+    """u s vh against a and numpy's singular values; orthonormal u and vh^H."""
+    a64 = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+    reference = np.linalg.svd(a64, compute_uv=False)
+    scale = np.abs(a64).max()
+    assert np.abs(s - reference).max() <= tolerance * reference.max()
+    assert np.abs(reconstruct(u, s, vh) - a64).max() <= tolerance * scale
+    assert unitarity(u) <= tolerance
+    assert unitarity(vh.conj().swapaxes(-1, -2)) <= tolerance
+    assert np.all(np.diff(s, axis=-1) <= 0)  # descending
+
+
+# --- the SVD ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_svd_matches_numpy_and_reconstructs(rng, dtype, shape):
+    a = random_matrix(rng, shape, dtype)
+    u, s, vh = shiftop.svd(a)
+    m, n = shape
+    k = min(m, n)
+    assert u.shape == (m, k) and s.shape == (k,) and vh.shape == (k, n)
+    assert u.dtype == dtype and vh.dtype == dtype
+    assert s.dtype == np.finfo(dtype).dtype
+    check_svd(a, u, s, vh, tolerance(shape, dtype))
+    s_only = shiftop.svd(a, compute_uv=False)
+    assert np.array_equal(s_only, s)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 6, 4), (2, 3, 4, 6)])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_stacks_equal_one_matrix_at_a_time_bit_for_bit(rng, shape, dtype):
+    a = random_matrix(rng, shape, dtype)
+    u, s, vh = shiftop.svd(a)
+    assert u.shape == (*shape[:-1], min(shape[-2:]))
+    assert vh.shape == (*shape[:2], min(shape[-2:]), shape[-1])
+    check_svd(a, u, s, vh, tolerance(shape, dtype))
+    for index in np.ndindex(*shape[:2]):
+        u1, s1, vh1 = shiftop.svd(a[index], threads=1)
+        assert np.array_equal(s1, s[index])
+        assert np.array_equal(u1, u[index]) and np.array_equal(vh1, vh[index])
+
+
+def test_results_do_not_depend_on_the_thread_count(rng):
+    stack = random_matrix(rng, (7, 12, 10), np.float64)
+    one = shiftop.svd(stack, threads=1)
+    two = shiftop.svd(stack, threads=2)
+    big = random_matrix(rng, (70, 66), np.complex128)  # one matrix: threads over pivot pairs
+    for first, second in (
+            (one, two), (shiftop.svd(big, threads=1), shiftop.svd(big, threads=2))):
+        for x, y in zip(first, second):
+            assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_layouts_are_read_in_place_or_copied_and_give_the_same_svd(rng, dtype):
+    base = random_matrix(rng, (3, 14, 22), dtype)
+    views = {
+        "C": base,
+        "Fortran": np.asfortranarray(base),
+        "transposed": base.swapaxes(1, 2),
+        "strided": base[:, ::2, ::3],
+        "negative": base[::-1, ::-1, :],
+        "negative columns": base[:, :, ::-1],
+        "broadcast": np.broadcast_to(base[0], (2, 14, 22)),
+    }
+    for name, a in views.items():
+        u, s, vh = shiftop.svd(a)
+        check_svd(np.array(a), u, s, vh, tolerance(a.shape, dtype))
+        same_layout = shiftop.svd(np.ascontiguousarray(a))
+        if name in ("C", "strided", "negative", "negative columns", "broadcast"):
+            for x, y in zip((u, s, vh), same_layout):  # copied to C order: the same computation
+                assert np.array_equal(x, y), name
+    in_place = svd_module._in_place
+    assert in_place(base, column_major_only=False)  # A^T, no copy (m != n)
+    assert not in_place(base, column_major_only=True)  # the HSVD needs A itself
+    assert in_place(base.swapaxes(1, 2), column_major_only=True)
+    assert not in_place(base[:, ::2, ::3], column_major_only=False)
+    assert not in_place(base[::-1], column_major_only=False)  # negative batch stride
+    assert not in_place(np.broadcast_to(base[0], (2, 14, 22)), column_major_only=False)
+    assert in_place(base[:, :, ::-1][:, :, ::-1], column_major_only=False)
+
+
+def test_input_is_not_modified(rng):
+    a = random_matrix(rng, (2, 9, 5), np.complex128)
+    kept = a.copy()
+    shiftop.svd(a)
+    shiftop.svd(a.swapaxes(1, 2))
+    assert np.array_equal(a, kept)
+
+
+def test_dtype_rules_follow_numpy():
+    ints = np.arange(12).reshape(4, 3) ** 2
+    u, s, vh = shiftop.svd(ints)
+    assert u.dtype == s.dtype == vh.dtype == np.float64
+    check_svd(ints, u, s, vh, tolerance(ints.shape, np.float64))
+    assert shiftop.svd([[3.0, 0.0], [0.0, -4.0]], compute_uv=False).tolist() == [4.0, 3.0]
+    assert shiftop.svd(np.eye(3, dtype=bool), compute_uv=False).dtype == np.float64
+    big_endian = np.arange(6.0).reshape(3, 2).astype(">f8")
+    assert np.allclose(shiftop.svd(big_endian, compute_uv=False),
+                       np.linalg.svd(big_endian, compute_uv=False), rtol=1e-14)
+    with pytest.raises(TypeError, match="float16.*cast it first"):
+        shiftop.svd(np.eye(2, dtype=np.float16))
+    with pytest.raises(TypeError, match="longdouble|float128|cast it first"):
+        shiftop.svd(np.eye(2, dtype=np.longdouble))
+    with pytest.raises(TypeError, match="real or complex numeric"):
+        shiftop.svd(np.array([["a", "b"]]))
+
+
+def graded_matrix(rng, m, n):
+    """B D: B Gaussian (well conditioned), D = diag(10^0 .. 10^-12) shuffled: kappa ~ 1e12,
+    every singular value determined to high relative accuracy by the entries (Demmel-Veselic)."""
+    d = np.logspace(0, -12, n)
+    rng.shuffle(d)
+    return rng.standard_normal((m, n)) * d
+
+
+def extended_singular_values(a):
+    mpmath.mp.dps = 50
+    values = mpmath.svd_r(mpmath.matrix(a.tolist()), compute_uv=False)
+    return np.array(sorted((float(v) for v in values), reverse=True))
+
+
+def test_graded_matrices_keep_high_relative_accuracy_where_gesdd_does_not(rng):
+    worst_jacobi = worst_numpy = 0.0
+    for m, n in ((9, 7), (12, 12), (16, 11)):
+        for _ in range(3):
+            a = graded_matrix(rng, m, n)
+            reference = extended_singular_values(a)
+            numpy = np.linalg.svd(a, compute_uv=False)
+            worst_numpy = max(worst_numpy, float(np.max(np.abs(numpy - reference) / reference)))
+            for layout in (a, np.asfortranarray(a)):  # C order square: copied so the core sees a
+                jacobi = shiftop.svd(layout, compute_uv=False)
+                worst_jacobi = max(worst_jacobi,
+                                   float(np.max(np.abs(jacobi - reference) / reference)))
+    # Measured: Jacobi at most 3.1e-15 (14 eps; LAPACK dgejsv 4e-15 on the same matrices), numpy's
+    # gesdd 1.4e-5: it keeps an absolute error of about eps * sigma_max.
+    assert worst_jacobi <= 60 * eps(np.float64)
+    assert worst_numpy >= 1e-9
+    assert worst_numpy >= 1e5 * worst_jacobi
+
+
+# --- the hyperbolic SVD -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("m, n, n_plus", [(6, 4, 2), (9, 9, 4), (12, 7, 0), (12, 7, 7), (1, 1, 1),
+                                          (8, 5, 3)])
+def test_hyperbolic_svd_gives_the_eigenvalues_of_g_j_gh(rng, dtype, m, n, n_plus):
+    g = random_matrix(rng, (m, n), dtype)
+    j = np.diag(np.r_[np.ones(n_plus), -np.ones(n - n_plus)])
+    u, s, v = shiftop.svd(g, hyperbolic=n_plus)
+    assert u.shape == (m, n) and s.shape == (n,) and v.shape == (n, n)
+    assert u.dtype == v.dtype == dtype
+    # Measured over these cases: every error below at most 2.6e-15 (relative as written).
+    bound = 1e-14
+    scale = np.abs(g).max()
+    assert np.abs(u * s @ np.linalg.inv(v) - g).max() <= bound * scale
+    assert np.abs(v.conj().T @ j @ v - j).max() <= bound * np.abs(v).max() ** 2
+    assert unitarity(u) <= bound
+    # The parts of J each descending, J's partition kept: eigenvalues s^2 * J_ii (and m - n zeros).
+    assert np.all(np.diff(s[:n_plus]) <= 0) and np.all(np.diff(s[n_plus:]) <= 0)
+    expected = np.sort(np.r_[s**2 * np.diag(j), np.zeros(m - n)])
+    eigenvalues = np.linalg.eigvalsh(g @ j @ g.conj().T)
+    assert np.abs(expected - eigenvalues).max() <= bound * np.abs(eigenvalues).max()
+    if n_plus == n:  # J = I: the ordinary SVD
+        assert np.allclose(s, shiftop.svd(g, compute_uv=False), rtol=1e-13, atol=0)
+
+
+def test_hyperbolic_svd_of_c_order_stacks_copies_to_column_major(rng):
+    g = random_matrix(rng, (2, 7, 5), np.float64)
+    u, s, v = shiftop.svd(g, hyperbolic=3)
+    for b in range(2):
+        u1, s1, v1 = shiftop.svd(np.asfortranarray(g[b]), hyperbolic=3)
+        assert np.array_equal(s[b], s1) and np.array_equal(v[b], v1)
+    s_only = shiftop.svd(g, hyperbolic=3, compute_uv=False)
+    assert np.array_equal(s_only, s)
+
+
+# --- statistics, empty stacks, bad input --------------------------------------------------------
+
+def test_full_output_reports_sweeps_rotations_and_rank(rng):
+    a = random_matrix(rng, (2, 3, 8, 6), np.float64)
+    a[1, 2] = rng.standard_normal((8, 2)) @ rng.standard_normal((2, 6))  # rank 2
+    u, s, vh, info = shiftop.svd(a, full_output=True)
+    assert set(info) == {"sweeps", "rotations", "proper_rotations", "converged", "rank"}
+    assert all(value.shape == (2, 3) for value in info.values())
+    assert info["converged"].dtype == bool and info["converged"].all()
+    assert np.all(info["sweeps"] >= 1)
+    assert np.all(info["rotations"] >= info["proper_rotations"])
+    assert info["rank"][1, 2] == 2
+    assert np.all(np.delete(info["rank"].ravel(), 5) == 6)
+    s_only, info_s = shiftop.svd(a, compute_uv=False, full_output=True)
+    assert np.array_equal(s_only, s)
+    assert np.array_equal(info_s["sweeps"], info["sweeps"])
+
+
+def test_empty_stacks_give_empty_results():
+    u, s, vh = shiftop.svd(np.zeros((0, 3, 5)))
+    assert u.shape == (0, 3, 3) and s.shape == (0, 3) and vh.shape == (0, 3, 5)
+    u, s, v, info = shiftop.svd(np.zeros((2, 0, 5, 3), np.complex64), hyperbolic=1,
+                                full_output=True)
+    assert u.shape == (2, 0, 5, 3) and v.shape == (2, 0, 3, 3) and s.dtype == np.float32
+    assert info["rank"].shape == (2, 0)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: shiftop.svd(np.ones(4)), ValueError, r"at least 2 dimensions.*\(4,\)"),
+    (lambda: shiftop.svd(3.0), ValueError, "at least 2 dimensions"),
+    (lambda: shiftop.svd(np.ones((0, 3))), ValueError, "non-empty matrices"),
+    (lambda: shiftop.svd(np.ones((2, 3, 0))), ValueError, "non-empty matrices"),
+    (lambda: shiftop.svd(np.array([[1.0, 2.0], [np.nan, 1.0]])), ValueError,
+     r"a\[1, 0\] is nan"),
+    (lambda: shiftop.svd(np.array([[[1.0, np.inf]]])), ValueError, r"a\[0, 0, 1\] is inf"),
+    (lambda: shiftop.svd(np.ones((4, 3)), hyperbolic=4), ValueError, r"in 0\.\.3.*got 4"),
+    (lambda: shiftop.svd(np.ones((4, 3)), hyperbolic=-1), ValueError, r"in 0\.\.3.*got -1"),
+    (lambda: shiftop.svd(np.ones((3, 4)), hyperbolic=1), ValueError, "needs m >= n"),
+    (lambda: shiftop.svd(np.ones((4, 3)), hyperbolic=True), TypeError, "bool"),
+    (lambda: shiftop.svd(np.ones((4, 3)), hyperbolic=1.5), TypeError, "as an integer"),
+    (lambda: shiftop.svd(np.ones((4, 3)), variant="blocked"), ValueError,
+     "variant 'blocked'.*full-block"),
+    (lambda: shiftop.svd(np.ones((4, 3)), strategy="cyclic"), ValueError,
+     "strategy 'cyclic'.*modmod"),
+    (lambda: shiftop.svd(np.ones((4, 3)), threads=0), ValueError, "threads"),
+])
+def test_bad_input_is_refused_by_name(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_core_refuses_layouts_it_cannot_read():
+    with pytest.raises(shiftop.Error, match="unit stride"):
+        shiftop._core.jacobi_batched(np.ones((2, 6, 6))[:, ::2, ::2])
+    with pytest.raises(shiftop.Error, match="columns \\(Fortran order\\)"):
+        shiftop._core.jacobi_batched(np.ones((1, 4, 3)), n_plus=1)
+    with pytest.raises(shiftop.Error, match="overlap"):
+        shiftop._core.jacobi_batched(np.broadcast_to(np.ones((4, 3)), (2, 4, 3)))
+
+
+@pytest.mark.parametrize("variant", ["pointwise", "block-oriented", "full-block"])
+@pytest.mark.parametrize("strategy", ["rc-closest", "modmod"])
+def test_variants_and_strategies_agree(rng, variant, strategy):
+    a = random_matrix(rng, (2, 37, 35), np.float64)
+    u, s, vh = shiftop.svd(a, variant=variant, strategy=strategy)
+    check_svd(a, u, s, vh, tolerance(a.shape, np.float64))
+
+
+# --- the spectrum -------------------------------------------------------------------------------
+
+def stacked_fhat(K, first_row=None):
+    """F^[w] for w = 0..Nt: rfft along time of the kernels zero-padded to 2 Nt, the first row's
+    lags -1..-(Nt-1) wrapped to the end of the period."""
+    nd, nm, nt = K.shape
+    series = np.zeros((nd, nm, 2 * nt))
+    series[:, :, :nt] = K
+    if first_row is not None:
+        series[:, :, nt + 1:] = first_row[:, :, :0:-1]
+    return np.fft.rfft(series, axis=2).transpose(2, 0, 1)
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 7), (5, 3, 4), (4, 4, 1), (1, 1, 6), (2, 9, 12)])
+@pytest.mark.parametrize("general", [False, True])
+def test_operator_spectrum_equals_the_svd_of_the_stacked_fhat(rng, shape, general):
+    K = rng.standard_normal(shape)
+    R = None
+    if general:
+        R = rng.standard_normal(shape)
+        R[:, :, 0] = K[:, :, 0]
+    op = shiftop.Operator.from_kernels(K, R, precision="DSSDD")  # recovery runs in FP64
+    spectrum = op.spectrum()
+    reference = np.linalg.svd(stacked_fhat(K, R), compute_uv=False)
+    nt = shape[2]
+    assert spectrum.sigma.shape == (nt + 1, min(shape[:2]))
+    # Measured: at most 4.9e-16 relative to sigma_max, from the kernels or recovered from the
+    # plan by impulse applies (whose FFT rounding is below the SVDs').
+    assert np.abs(spectrum.sigma - reference).max() <= 1e-14 * reference.max()
+    assert spectrum.sigma_max == spectrum.sigma.max() and spectrum.sigma_min == spectrum.sigma.min()
+    assert spectrum.kappa == pytest.approx(spectrum.sigma_max / spectrum.sigma_min, rel=1e-15)
+    assert spectrum.tolerance == pytest.approx(max(shape[:2]) * eps(np.float64))
+    assert spectrum.rank == np.count_nonzero(spectrum.sigma > spectrum.tolerance * spectrum.sigma_max)
+    assert spectrum.converged and spectrum.max_sweeps >= 1
+    assert op.precision == "DSSDD"
+    exact = shiftop.spectrum(K, R)
+    assert np.abs(exact.sigma - spectrum.sigma).max() <= 1e-14 * reference.max()
+    assert np.abs(exact.sigma - reference).max() <= 1e-14 * reference.max()
+
+
+def test_spectrum_rank_counts_values_above_the_tolerance(rng):
+    K = np.zeros((3, 4, 5))
+    K[:, :2, :] = rng.standard_normal((3, 2, 5))  # two zero parameter blocks: rank <= 2 per w
+    spectrum = shiftop.spectrum(K, threads=1)
+    assert spectrum.rank == 2 * 6
+    assert spectrum.sigma_min < 1e-14 * spectrum.sigma_max
+    loose = shiftop.spectrum(K, rank_tolerance=0.5)
+    assert loose.tolerance == 0.5
+    assert loose.rank == np.count_nonzero(loose.sigma > 0.5 * loose.sigma_max)
+    assert "rank" in repr(loose) and "kappa" in repr(loose)
+
+
+def test_spectrum_refuses_bad_input(rng):
+    K = rng.standard_normal((2, 3, 4))
+    op = shiftop.Operator.from_kernels(K)
+    with pytest.raises(ValueError, match="rank_tolerance"):
+        op.spectrum(rank_tolerance=-1.0)
+    with pytest.raises(ValueError, match="threads"):
+        op.spectrum(threads=0)
+    bad = K.copy()
+    bad[1, 2, 3] = np.nan
+    with pytest.raises(ValueError, match=r"K\[1, 2, 3\] is nan"):
+        shiftop.spectrum(bad)
+    with pytest.raises(ValueError, match="shape \\(Nd, Nm, Nt\\)"):
+        shiftop.spectrum(K[0])
+    with pytest.raises(ValueError, match="first_row must have the shape"):
+        shiftop.spectrum(K, K[:, :, :2])
+    with pytest.raises(TypeError, match="real kernels"):
+        shiftop.spectrum(K.astype(complex))
+
+
+# --- the plot -----------------------------------------------------------------------------------
+
+def test_spectrum_plot_draws_every_rank_position_and_kappa(rng, tmp_path):
+    spectrum = shiftop.spectrum(rng.standard_normal((3, 4, 9)))
+    figure = plot.spectrum(spectrum, tmp_path / "s.png", tolerance=1e-3)
+    assert (tmp_path / "s.png").read_bytes().startswith(PNG)
+    ax = figure.axes[0]
+    lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 10]
+    assert len(lines) == 3  # min(Nd, Nm) rank positions over w = 0..9
+    assert np.array_equal(lines[0].get_ydata(), spectrum.sigma[:, 0])
+    assert ax.get_yscale() == "log"
+    assert f"kappa = {spectrum.kappa:.4g}" in figure._suptitle.get_text()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(f"sigma_max = {spectrum.sigma_max:.4g}" in t for t in legend)
+    assert any("rank tolerance" in t for t in legend)
+
+
+def test_spectrum_plot_draws_zeros_at_a_floor_and_refuses_bad_input(tmp_path):
+    sigma = np.array([[2.0, 1.0], [1.5, 0.0]])
+    figure = plot.spectrum(sigma, tmp_path / "z.svg")
+    assert "kappa = inf" in figure._suptitle.get_text()
+    assert "exact (0)" in [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    for bad, message in ((np.ones(3), "shape"), (np.zeros((2, 2)), "every singular value is 0"),
+                         ([[1.0, np.nan]], "NaN"), ([[1.0, -1.0]], "negative")):
+        with pytest.raises(ValueError, match=message):
+            plot.spectrum(bad, tmp_path / "b.png")
+    with pytest.raises(ValueError, match="tolerance"):
+        plot.spectrum(sigma, tmp_path / "b.png", tolerance=0)
+    with pytest.raises(ValueError, match=".png, .svg or .pdf"):
+        plot.spectrum(sigma, tmp_path / "b.txt")
+
+
+def test_spectrum_plot_command_line(rng, tmp_path):
+    sigma = shiftop.spectrum(rng.standard_normal((2, 2, 5))).sigma
+    source = tmp_path / "sigma-temporary"  # the tool may pass a name without .npy
+    with open(source, "wb") as file:
+        np.save(file, sigma)
+    out = tmp_path / "plot-out"
+    run = subprocess.run([sys.executable, "-m", "shiftop.plot", "spectrum", str(source), "-o",
+                          str(out), "--format", "png", "--title", "F of test", "--tolerance",
+                          "1e-6"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert out.read_bytes().startswith(PNG)
+    (tmp_path / "bad.npy").write_bytes(b"not numpy")
+    run = subprocess.run([sys.executable, "-m", "shiftop.plot", "spectrum",
+                          str(tmp_path / "bad.npy"), "-o", str(tmp_path / "b.png")],
+                         capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("shiftop.plot: error: ")

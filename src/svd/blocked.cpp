@@ -96,6 +96,8 @@ struct PairResult {
 // ||g_p|| ||g_q||) could overflow. It is also abandoned when the Cholesky factorisation fails or
 // a pivot keeps less than sqrt(eps) of its h_ii (cancellation in r_ii^2 = h_ii - sum |r_ki|^2
 // would leave fewer than half the digits). Then R_pq comes from Householder QR of the pair (2.8).
+// A less accurate R_pq costs convergence, not accuracy: V'_pq is applied to G itself, and the
+// final block-sweep's orthogonality test rests on Gram entries accurate to eps ||g_p|| ||g_q||.
 template <class T>
 bool gram_is_safe(const T* h, index_t c, index_t rows) {
   using R = Real<T>;

@@ -93,7 +93,8 @@ void gram_upper(const Real<T>* re, const Real<T>* im, index_t ld, index_t c, T* 
   using R = Real<T>;
   constexpr int W = static_cast<int>(kPanelLanes<R>);
   constexpr int TI = kIsComplex<T> ? 2 : 4, TJ = 4;
-  const auto tile = [&](index_t i0, index_t j0, int ti, int tj) {
+  const auto tile = [&](index_t i0, index_t j0, auto ti_c, auto tj_c) {
+    const int ti = static_cast<int>(ti_c), tj = static_cast<int>(tj_c);
     R sr[TI][TJ][W] = {}, si[TI][TJ][W] = {};
     for (index_t r = 0; r < ld; r += W) {
       for (int a = 0; a < TI; ++a) {
@@ -136,8 +137,8 @@ void gram_upper(const Real<T>* re, const Real<T>* im, index_t ld, index_t c, T* 
     const int tj = static_cast<int>(std::min<index_t>(TJ, c - j0));
     for (index_t i0 = 0; i0 <= j0 + tj - 1; i0 += TI) {
       const int ti = static_cast<int>(std::min<index_t>(TI, c - i0));
-      if (ti == TI && tj == TJ)
-        tile(i0, j0, TI, TJ);  // the full tile: constant trip counts, all in registers
+      if (ti == TI && tj == TJ)  // the full tile: constant trip counts, all in registers
+        tile(i0, j0, std::integral_constant<int, TI>{}, std::integral_constant<int, TJ>{});
       else
         tile(i0, j0, ti, tj);
     }

@@ -331,7 +331,8 @@ def test_operator_spectrum_equals_the_svd_of_the_stacked_fhat(rng, shape, genera
     assert spectrum.sigma_max == spectrum.sigma.max() and spectrum.sigma_min == spectrum.sigma.min()
     assert spectrum.kappa == pytest.approx(spectrum.sigma_max / spectrum.sigma_min, rel=1e-15)
     assert spectrum.tolerance == pytest.approx(max(shape[:2]) * eps(np.float64))
-    assert spectrum.rank == np.count_nonzero(spectrum.sigma > spectrum.tolerance * spectrum.sigma_max)
+    threshold = spectrum.tolerance * spectrum.sigma_max
+    assert spectrum.rank == np.count_nonzero(spectrum.sigma > threshold)
     assert spectrum.converged and spectrum.max_sweeps >= 1
     assert op.precision == "DSSDD"
     exact = shiftop.spectrum(K, R)

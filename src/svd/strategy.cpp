@@ -49,8 +49,9 @@ std::vector<std::vector<PivotPair>> modified_modulus_steps(index_t order) {
   std::vector<std::vector<PivotPair>> steps(static_cast<std::size_t>(order));
   for (index_t k = 0; k < order; ++k) {
     std::vector<PivotPair>& step = steps[static_cast<std::size_t>(k)];
+    step.reserve(static_cast<std::size_t>(order / 2));
     for (index_t p = 0; p < order; ++p) {
-      const index_t q = ((k - p) % order + order) % order;
+      const index_t q = p <= k ? k - p : k - p + order;
       if (p < q) step.push_back({static_cast<std::int32_t>(p), static_cast<std::int32_t>(q)});
     }
     if (order % 2 == 0 && k % 2 == 0) {
@@ -71,6 +72,7 @@ std::vector<std::vector<PivotPair>> row_cyclic_closest_steps(index_t order) {
   for (std::size_t first = 0; first < sweep.size();
        first += static_cast<std::size_t>(embedded / 2)) {
     std::vector<PivotPair> step;
+    step.reserve(static_cast<std::size_t>(embedded / 2));
     for (std::size_t k = first; k < first + static_cast<std::size_t>(embedded / 2); ++k) {
       if (sweep[k].q < order) step.push_back(sweep[k]);
     }
@@ -78,6 +80,11 @@ std::vector<std::vector<PivotPair>> row_cyclic_closest_steps(index_t order) {
   }
   return steps;
 }
+
+// create() keeps the strategies of orders up to this one (the inner orders of the blocked
+// variants, asked for per block pair): all of them would take 3 kinds * sum 8 n^2 / 2 bytes, 8.5
+// MB. A larger order is built again each time; its sweep costs far more than building it.
+constexpr index_t kLargestCachedOrder = 128;
 
 Strategy build(StrategyKind kind, index_t order) {
   if (kind == StrategyKind::ModifiedModulus) {
@@ -117,7 +124,13 @@ StrategyKind parse_strategy_kind(std::string_view text) {
 
 Strategy Strategy::create(StrategyKind kind, index_t order) {
   require(order >= 1, "strategy: order must be >= 1, got {}", order);
-  return build(kind, order);
+  if (order > kLargestCachedOrder) return build(kind, order);
+  static std::mutex mutex;
+  static std::map<std::pair<StrategyKind, index_t>, Strategy> built;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto found = built.find({kind, order});
+  if (found == built.end()) found = built.emplace(std::pair{kind, order}, build(kind, order)).first;
+  return found->second;
 }
 
 Strategy Strategy::from_steps(StrategyKind kind, index_t order,
@@ -126,6 +139,11 @@ Strategy Strategy::from_steps(StrategyKind kind, index_t order,
   Strategy strategy;
   strategy.kind_ = kind;
   strategy.order_ = order;
+  std::size_t total = 0;
+  for (const std::vector<PivotPair>& step : steps)
+    total += step.size();
+  strategy.pairs_.reserve(total);
+  strategy.offsets_.reserve(steps.size() + 1);
   std::vector<index_t> last_step(static_cast<std::size_t>(order), -1);
   for (std::size_t s = 0; s < steps.size(); ++s) {
     for (const PivotPair& pair : steps[s]) {

@@ -87,5 +87,7 @@ void add_convert_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
+void add_svd_command(CLI::App& app);
+void add_spectrum_command(CLI::App& app);
 
 }  // namespace shiftop::app

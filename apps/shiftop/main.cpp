@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   shiftop::app::add_model_command(app);
   shiftop::app::add_tune_command(app);
   shiftop::app::add_solve_command(app);
+  shiftop::app::add_svd_command(app);
+  shiftop::app::add_spectrum_command(app);
   shiftop::app::refuse_options_as_values(app);
   shiftop::app::Run process;
   return process.finish(run(app, argc, argv));

@@ -11,6 +11,8 @@
 namespace shiftop::io {
 namespace {
 
+using namespace h5;
+
 // The root's 2-D datasets, for choosing one when --dataset is not given.
 std::vector<std::string> matrix_datasets(hid_t file, const std::string& context) {
   std::vector<std::string> found;

@@ -1,0 +1,213 @@
+// `shiftop svd`: the one-sided Jacobi SVD, or with --hyperbolic the hyperbolic SVD, of a dense
+// matrix from .npy or HDF5 (shiftop/svd/jacobi.hpp), computed in the file's precision; the
+// singular values (and vectors) are written as .npy of that precision.
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <complex>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "core/timer.hpp"
+#include "io/matrix_file.hpp"
+#include "output_paths.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/svd/jacobi.hpp"
+
+namespace shiftop::app {
+namespace {
+
+struct SvdOptions {
+  std::string input, output, vectors, dataset;
+  index_t hyperbolic = -1;
+  std::string variant = "auto", strategy = "rc-closest-rev";
+  int threads = 0;
+  bool json = false;
+};
+
+constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
+
+svd::Variant parse_variant(const std::string& text) {
+  if (text == "auto") return svd::Variant::Auto;
+  if (text == "pointwise") return svd::Variant::Pointwise;
+  if (text == "block-oriented") return svd::Variant::BlockOriented;
+  if (text == "full-block") return svd::Variant::FullBlock;
+  fail("--variant: expected {}, got '{}'", kVariantNames, text);
+}
+
+std::string vectors_path(const std::string& prefix, const char* which) {
+  return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
+}
+
+// The checks that need the matrix: its size, finite entries, --hyperbolic's range.
+void check_matrix(const io::DenseMatrix& a, const SvdOptions& o) {
+  require(a.rows > 0 && a.cols > 0,
+          "--input {}: the matrix is empty ({} x {}): expected at least one row and one column",
+          o.input, a.rows, a.cols);
+  const std::size_t scalars = io::is_complex(a.element) ? 2 : 1;
+  for (std::size_t k = 0; k < a.data.size(); ++k) {
+    if (std::isfinite(a.data[k])) continue;
+    const auto element = static_cast<index_t>(k / scalars);
+    fail("--input {}: {} at (row {}, column {}): expected finite values", o.input,
+         std::isnan(a.data[k]) ? "NaN" : "infinity", element % a.rows, element / a.rows);
+  }
+  if (o.hyperbolic < 0) return;
+  require(a.rows >= a.cols,
+          "--hyperbolic: the hyperbolic SVD needs at least as many rows as columns, got {} x {}",
+          a.rows, a.cols);
+  require(o.hyperbolic <= a.cols,
+          "--hyperbolic {}: expected 0 <= NPLUS <= {}, the columns of the matrix", o.hyperbolic,
+          a.cols);
+}
+
+// The column-major matrix in T (doubles round to float for FP32 files, which held floats).
+template <class T>
+std::vector<T> to_elements(const io::DenseMatrix& a) {
+  std::vector<T> out(static_cast<std::size_t>(a.rows * a.cols));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if constexpr (std::is_same_v<T, svd::Real<T>>)
+      out[k] = static_cast<T>(a.data[k]);
+    else
+      out[k] =
+          T(static_cast<svd::Real<T>>(a.data[2 * k]), static_cast<svd::Real<T>>(a.data[2 * k + 1]));
+  }
+  return out;
+}
+
+// Values as the doubles io::write_npy takes (complex as (re, im) pairs).
+template <class T>
+std::vector<double> to_doubles(const std::vector<T>& values) {
+  std::vector<double> out;
+  out.reserve(values.size() * (std::is_same_v<T, svd::Real<T>> ? 1 : 2));
+  for (const T& v : values) {
+    if constexpr (std::is_same_v<T, svd::Real<T>>) {
+      out.push_back(static_cast<double>(v));
+    } else {
+      out.push_back(static_cast<double>(v.real()));
+      out.push_back(static_cast<double>(v.imag()));
+    }
+  }
+  return out;
+}
+
+template <class T>
+svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
+                                 const svd::JacobiOptions& options) {
+  const std::vector<T> elements = to_elements<T>(a);
+  const svd::JacobiResult<T> result = svd::jacobi(elements.data(), a.rows, a.cols, a.rows, options);
+  require(result.stats.converged,
+          "--input {}: the Jacobi SVD did not converge in {} sweeps (a sweep still rotated): "
+          "try --variant pointwise",
+          o.input, result.stats.sweeps);
+  const index_t k = static_cast<index_t>(result.sigma.size());
+  const io::Element real = io::is_single(a.element) ? io::Element::Float32 : io::Element::Float64;
+  const std::vector<index_t> s_shape{k};
+  io::write_npy(o.output, to_doubles(result.sigma), s_shape, real, false);
+  if (!o.vectors.empty()) {
+    // U (m x k) and V (n x k) are column-major: written in Fortran order as they are.
+    const std::vector<index_t> u_shape{a.rows, k}, v_shape{a.cols, k};
+    io::write_npy(vectors_path(o.vectors, "U"), to_doubles(result.u), u_shape, a.element, true);
+    io::write_npy(vectors_path(o.vectors, "V"), to_doubles(result.v), v_shape, a.element, true);
+  }
+  return result.stats;
+}
+
+void run(const SvdOptions& o) {
+  check_paths({{"--input", o.input}},
+              {{"--output", o.output, io::AtomicOutput::Kind::File},
+               {"--vectors", vectors_path(o.vectors, "U"), io::AtomicOutput::Kind::File},
+               {"--vectors", vectors_path(o.vectors, "V"), io::AtomicOutput::Kind::File}});
+  svd::JacobiOptions options;
+  options.compute_u = options.compute_v = !o.vectors.empty();
+  options.n_plus = o.hyperbolic;
+  options.variant = parse_variant(o.variant);
+  options.strategy = svd::parse_strategy_kind(o.strategy);
+  options.threads = o.threads;
+  const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset);
+  check_matrix(a, o);
+  Stopwatch clock;
+  svd::JacobiStats stats;
+  switch (a.element) {
+    case io::Element::Float64:
+      stats = solve_and_write<double>(a, o, options);
+      break;
+    case io::Element::Float32:
+      stats = solve_and_write<float>(a, o, options);
+      break;
+    case io::Element::Complex128:
+      stats = solve_and_write<std::complex<double>>(a, o, options);
+      break;
+    case io::Element::Complex64:
+      stats = solve_and_write<std::complex<float>>(a, o, options);
+      break;
+  }
+  const double seconds = clock.elapsed();
+  if (o.json) {
+    nlohmann::ordered_json out = {{"input", o.input},
+                                  {"rows", a.rows},
+                                  {"cols", a.cols},
+                                  {"dtype", io::to_string(a.element)},
+                                  {"hyperbolic", nullptr},
+                                  {"variant", o.variant},
+                                  {"strategy", o.strategy},
+                                  {"sweeps", stats.sweeps},
+                                  {"rotations", stats.rotations},
+                                  {"converged", stats.converged},
+                                  {"rank", stats.rank},
+                                  {"seconds", seconds},
+                                  {"output", o.output}};
+    if (o.hyperbolic >= 0) out["hyperbolic"] = o.hyperbolic;
+    if (!o.vectors.empty())
+      out["vectors"] = {vectors_path(o.vectors, "U"), vectors_path(o.vectors, "V")};
+    fmt::print("{}\n", out.dump());
+    return;
+  }
+  fmt::print(
+      "{}: {} x {} {}, {} {}singular values in {} ({} sweeps, {} rotations, rank {}, "
+      "{:.3g} s)\n",
+      o.input, a.rows, a.cols, io::to_string(a.element), std::min(a.rows, a.cols),
+      o.hyperbolic >= 0 ? "hyperbolic " : "", o.output, stats.sweeps, stats.rotations, stats.rank,
+      seconds);
+  if (!o.vectors.empty())
+    fmt::print("{}, {}: the singular vectors\n", vectors_path(o.vectors, "U"),
+               vectors_path(o.vectors, "V"));
+}
+
+}  // namespace
+
+void add_svd_command(CLI::App& app) {
+  auto o = std::make_shared<SvdOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "svd", "Singular values (and vectors) of a dense matrix by the one-sided Jacobi method");
+  cmd->add_option("--input", o->input,
+                  "the matrix: a 2-D .npy array (float64, float32, complex128 or complex64; C or "
+                  "Fortran order) or an HDF5 file (.h5) with a 2-D float64/float32 dataset")
+      ->required();
+  cmd->add_option("--output", o->output,
+                  "the singular values, descending, as .npy (float32 for float32/complex64 "
+                  "input, else float64)")
+      ->required();
+  cmd->add_option("--vectors", o->vectors,
+                  "also write U to PREFIX_U.npy and V to PREFIX_V.npy (A = U diag(s) V^H; "
+                  "hyperbolic: A = U diag(s) V^-1 with V^H J V = J)");
+  cmd->add_option("--dataset", o->dataset,
+                  "the HDF5 dataset that holds the matrix (default: the file's only 2-D dataset "
+                  "at its root)");
+  cmd->add_option("--hyperbolic", o->hyperbolic,
+                  "the hyperbolic SVD with J = diag(I_NPLUS, -I_(n-NPLUS)) on the n columns "
+                  "(needs rows >= columns); the values of the +1 part come first")
+      ->check(kNonNegative);
+  cmd->add_option("--variant", o->variant, kVariantNames)->capture_default_str();
+  cmd->add_option("--strategy", o->strategy,
+                  "the parallel pivot strategy: rc-closest-rev, rc-closest or modmod")
+      ->capture_default_str();
+  add_threads_option(cmd, o->threads);
+  add_json_flag(cmd, o->json);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace shiftop::app

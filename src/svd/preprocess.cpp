@@ -1,8 +1,10 @@
 #include "svd/preprocess.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <numeric>
 
 #include "svd/householder.hpp"
 
@@ -10,14 +12,37 @@ namespace shiftop::svd::detail {
 
 namespace {
 
+// The rows of a in order of decreasing infinity norm (ties in row order, so deterministic).
+template <class T>
+std::vector<index_t> rows_by_decreasing_norm(const T* a, index_t m, index_t n, index_t lda) {
+  std::vector<Real<T>> norm(static_cast<std::size_t>(m), Real<T>(0));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < m; ++i)
+      norm[i] = std::max(norm[i], std::abs(a[i + j * lda]));
+  std::vector<index_t> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), index_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](index_t x, index_t y) { return norm[x] > norm[y]; });
+  return order;
+}
+
+// pivot: the SVD's factorisation, rows sorted (xGEJSV's row pivoting) and columns pivoted; else
+// the HSVD's plain QR.
 template <class T>
 Preprocessed<T> factor_qr(const T* a, index_t m, index_t n, index_t lda, bool pivot) {
   Preprocessed<T> pre;
   pre.m = m;
   pre.n = n;
   pre.qr.resize(static_cast<std::size_t>(m * n));
-  for (index_t j = 0; j < n; ++j)
-    std::copy(a + j * lda, a + j * lda + m, pre.qr.data() + j * m);
+  if (pivot) {
+    pre.row_perm = rows_by_decreasing_norm(a, m, n, lda);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i)
+        pre.qr[i + j * m] = a[pre.row_perm[i] + j * lda];
+  } else {
+    for (index_t j = 0; j < n; ++j)
+      std::copy(a + j * lda, a + j * lda + m, pre.qr.data() + j * m);
+  }
   pre.tau.resize(static_cast<std::size_t>(n));
   if (pivot) {
     pre.perm.resize(static_cast<std::size_t>(n));
@@ -83,6 +108,14 @@ void left_vectors(const Preprocessed<T>& pre, const T* x, index_t ldx, T* u, ind
     if (j < k) std::copy(x + j * ldx, x + j * ldx + k, col);
   }
   apply_q(pre.qr.data(), pre.m, pre.n, pre.m, pre.tau.data(), u, k, ldu);
+  if (pre.row_perm.empty()) return;
+  std::vector<T> row(static_cast<std::size_t>(pre.m));
+  for (index_t j = 0; j < k; ++j) {  // U = P_r^T (Q [x; 0]): row i goes back to row_perm[i]
+    T* col = u + j * ldu;
+    for (index_t i = 0; i < pre.m; ++i)
+      row[pre.row_perm[i]] = col[i];
+    std::copy(row.begin(), row.end(), col);
+  }
 }
 
 template <class T>

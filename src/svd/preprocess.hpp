@@ -1,11 +1,14 @@
 // Preprocessing of the one-sided Jacobi SVD as LAPACK's xGEJSV (Drmac-Veselic; thesis eqs.
 // (2.1)-(2.2)): the Jacobi method runs on a small triangular factor instead of the m x n matrix.
-// * SVD: A P = Q R by Householder QR with column pivoting; the numerical rank k is the number of
-//   leading |R_ii| > sqrt(n) eps |R_00| (xGEJSV's JOBA = 'A'). k = n: Jacobi on G = R^H (xGEJSV's
-//   choice: the transposed factor converges faster). k < n: the k x n top R_0 of R is factored as
-//   R_0 = L Q_2^H (LQ, through the QR of R_0^H = Q_2 L^H), and Jacobi runs on G = L^H.
+// * SVD: the rows are first sorted by decreasing infinity norm (xGEJSV's row pivoting, JOBA = 'F'
+//   or 'G': it makes the QR with column pivoting accurate for row-graded matrices D B as well as
+//   for column-graded ones B D; without it a row-graded 12 x 12 matrix lost 11 digits, measured),
+//   then P_r A P = Q R by Householder QR with column pivoting; the numerical rank k is the number
+//   of leading |R_ii| > sqrt(n) eps |R_00| (xGEJSV's JOBA = 'A'). k = n: Jacobi on G = R^H
+//   (xGEJSV's choice: the transposed factor converges faster). k < n: the k x n top R_0 of R is
+//   factored as R_0 = L Q_2^H (LQ, through the QR of R_0^H = Q_2 L^H), and Jacobi runs on G = L^H.
 //   With G W = X diag(sigma) (W the accumulated rotations, X the normalised columns of G):
-//   A = (Q W) diag(sigma) (P Q_2 X)^H, so U comes from W and V from X.
+//   A = (P_r^T Q W) diag(sigma) (P Q_2 X)^H, so U comes from W and V from X.
 // * HSVD (m > n): A = Q R without pivoting (pivoting would permute J), Jacobi on G = R with J:
 //   U = Q X, V = W.
 #pragma once
@@ -24,7 +27,8 @@ struct Preprocessed {
   std::vector<T> g;           ///< k x k, column-major, leading dimension k
   std::vector<T> qr, tau;     ///< Householder QR of A (m x n, leading dimension m) and its taus
   std::vector<index_t> perm;  ///< column j of A P is column perm[j] of A (SVD only)
-  std::vector<T> lq, lq_tau;  ///< QR of R_0^H (n x k, leading dimension n), when k < n
+  std::vector<index_t> row_perm;  ///< row i of P_r A is row row_perm[i] of A (SVD only)
+  std::vector<T> lq, lq_tau;      ///< QR of R_0^H (n x k, leading dimension n), when k < n
 };
 
 /// SVD preprocessing of the m x n matrix a (m >= n, leading dimension lda).
@@ -35,7 +39,8 @@ Preprocessed<T> preprocess_svd(const T* a, index_t m, index_t n, index_t lda);
 template <class T>
 Preprocessed<T> preprocess_hyperbolic(const T* a, index_t m, index_t n, index_t lda);
 
-/// u (m x n, ldu) with columns 0..k-1 = Q [x; 0] for the k x k matrix x (ldx); columns k.. zero.
+/// u (m x n, ldu) with columns 0..k-1 = P_r^T Q [x; 0] for the k x k matrix x (ldx); columns k..
+/// zero.
 template <class T>
 void left_vectors(const Preprocessed<T>& pre, const T* x, index_t ldx, T* u, index_t ldu);
 

@@ -33,12 +33,13 @@ def run_svd(tmp_path, a, *extra, order="C", name="A.npy"):
 
 
 def check_factorisation(a, s, u, v, eps):
-    """Values against LAPACK (numpy's gesdd in FP64), A V = U S, U^H U = I, V^H V = I. Measured
-    in FP64 on these sizes: values within 2e-15 * s_max, residuals and orthogonality within 2e-15;
-    bounds 64 * max(m, n) * eps."""
+    """Values against LAPACK (numpy's gesdd in FP64), A V = U S, U^H U = I, V^H V = I, in units of
+    the input's eps. Measured over these sizes and the four dtypes: values within 4.5 eps * s_max,
+    ||A V - U S|| within 7.1 eps ||A||, ||U^H U - I|| within 33 eps (33 x 17), ||V^H V - I||
+    within 10.2 eps; bounds 8 * max(m, n) * eps."""
     m, n = a.shape
     k = min(m, n)
-    tol = 64 * max(m, n) * eps
+    tol = 8 * max(m, n) * eps
     want = np.linalg.svd(a.astype(np.complex128 if np.iscomplexobj(a) else np.float64),
                          compute_uv=False)
     assert s.shape == (k,) and u.shape == (m, k) and v.shape == (n, k)
@@ -96,15 +97,15 @@ def test_hdf5_input(tmp_path):
 @pytest.mark.parametrize("n_plus", [0, 2, 4])
 def test_hyperbolic_eigenvalues(tmp_path, n_plus):
     """The eigenvalues of A J A^T are sigma_i^2 J_ii (plus m - n zeros), V^T J V = J and
-    A V = U S. Measured: eigenvalues within 1e-14 of the largest; bounds 1e-12."""
+    A V = U S. Measured: all three within 4.4e-16 (relative as below); bounds 1e-14."""
     a = random_matrix((6, 4), np.float64, seed=8)
     j = np.diag([1.0] * n_plus + [-1.0] * (4 - n_plus))
     s, u, v, _ = run_svd(tmp_path, a, "--hyperbolic", n_plus)
     want = np.sort(np.linalg.eigvalsh(a @ j @ a.T))
     got = np.sort(np.concatenate([s**2 * np.diag(j), np.zeros(2)]))
-    assert np.max(np.abs(got - want)) <= 1e-12 * np.max(np.abs(want))
-    assert np.linalg.norm(v.T @ j @ v - j) <= 1e-12 * np.linalg.norm(v) ** 2
-    assert np.linalg.norm(a @ v - u * s) <= 1e-12 * np.linalg.norm(a) * np.linalg.norm(v)
+    assert np.max(np.abs(got - want)) <= 1e-14 * np.max(np.abs(want))
+    assert np.linalg.norm(v.T @ j @ v - j) <= 1e-14 * np.linalg.norm(v) ** 2
+    assert np.linalg.norm(a @ v - u * s) <= 1e-14 * np.linalg.norm(a) * np.linalg.norm(v)
 
 
 def test_json_and_text(tmp_path):
@@ -224,8 +225,8 @@ def test_spectrum_equals_numpy(tmp_path, shape, general):
     want = numpy_spectrum(column, row)
     nt = shape[2]
     assert got.shape == (nt + 1, min(shape[:2])) and got.dtype == np.float64
-    # Measured: at most 1.5e-15 * sigma_max; bound 64 eps * max(Nd, Nm, log2 2Nt).
-    assert np.max(np.abs(got - want)) <= 64 * EPS64 * max(*shape[:2], 2) * want.max()
+    # Measured: at most 1.9 eps * sigma_max; bound 16 eps * max(Nd, Nm, 2).
+    assert np.max(np.abs(got - want)) <= 16 * EPS64 * max(*shape[:2], 2) * want.max()
     out = json.loads(done.stdout)
     assert {"shape", "frequencies", "per_frequency", "sigma_max", "sigma_min", "kappa",
             "rank_tolerance", "rank", "converged", "seconds"} <= set(out)
@@ -245,7 +246,7 @@ def test_spectrum_of_a_model_and_the_rank_tolerance(tmp_path):
     text = shiftop("spectrum", tmp_path / "F.h5", "--output", tmp_path / "s.npy").stdout
     assert "10 frequencies x" in text and "kappa(F^)" in text
     got = np.load(tmp_path / "s.npy")
-    assert np.max(np.abs(got - want)) <= 1e-13 * want.max()
+    assert np.max(np.abs(got - want)) <= 1e-14 * want.max()  # measured 2.9e-16 (kappa 1.3e3)
     tol = np.sqrt(want.max() * want.min()) / want.max()  # splits the values between the extremes
     out = json.loads(shiftop("spectrum", tmp_path / "F.h5", "--rank-tolerance", tol,
                              "--json").stdout)

@@ -20,7 +20,7 @@ std::string table_source(int largest) {
   for (int order = 2; order <= largest; order += 4) {
     const shiftop::svd::detail::SearchResult found =
         shiftop::svd::detail::search_row_cyclic_closest(order);
-    counts += fmt::format("//   {:2}: {} backtracks\n", order, found.backtracks);
+    counts += fmt::format("//   {:2}: {:4} backtracks\n", order, found.backtracks);
     arrays += fmt::format("constexpr std::uint8_t kRowCyclicClosest{}[] = {{\n", order);
     const std::size_t half = static_cast<std::size_t>(order / 2);
     for (std::size_t first = 0; first < found.pairs.size(); first += half) {
@@ -43,20 +43,22 @@ std::string table_source(int largest) {
 namespace shiftop::svd::detail {{
 namespace {{
 
-// clang-format off
-{arrays}// clang-format on
-
 struct TabulatedOrder {{
   index_t order;
   std::span<const std::uint8_t> pairs;
 }};
 
+// clang-format off
+{arrays}
 constexpr TabulatedOrder kTabulated[] = {{
 {entries}}};
+// clang-format on
 
 }}  // namespace
 
-index_t largest_tabulated_base_order() {{ return {largest}; }}
+index_t largest_tabulated_base_order() {{
+  return {largest};
+}}
 
 std::span<const std::uint8_t> tabulated_row_cyclic_closest(index_t order) {{
   for (const TabulatedOrder& tabulated : kTabulated) {{

@@ -25,11 +25,13 @@ enum class StrategyKind {
   /// thesis' recommendation (fastest in its Figures 2.20-2.21). Cyclic: each pair once per sweep.
   ReversedRowCyclicClosest,
   /// The p-strategy closest to row-cyclic (Definition 2.1), from tabulated base orders 2o (o odd)
-  /// expanded by the doubling procedure (Algorithm 2). Cyclic.
+  /// expanded by the doubling procedure (Algorithm 2). Cyclic. (Doubling gives the closest block
+  /// strategy; it equals the closest one for all orders 4k <= 64 but 52, test_strategy.)
   RowCyclicClosest,
   /// Modified modulus (section 3.3.1, Figure 3.2): step k holds the pairs on the antidiagonal
   /// i + j = k (mod n), plus (k/2, k/2 + n/2) on even k so every step is full. Quasi-cyclic: the
-  /// pairs (a, a + n/2) come twice per sweep. For comparison only.
+  /// pairs (a, a + n/2) come twice per sweep. An odd order n: the antidiagonals alone, n steps of
+  /// (n - 1)/2 pairs, each pair once (cyclic). For comparison only.
   ModifiedModulus,
 };
 
@@ -38,9 +40,11 @@ std::string to_string(StrategyKind kind);
 /// The inverse of to_string; shiftop::Error naming the text and the accepted names otherwise.
 StrategyKind parse_strategy_kind(std::string_view text);
 
-/// A parallel (quasi-)sweep for `order` (block-)columns. Any order >= 1: an odd order, or an even
-/// order whose base 2o is not tabulated, is embedded in the next order the strategy exists for,
-/// and the pairs that touch the added indices are dropped (their steps are then not full).
+/// A parallel (quasi-)sweep for `order` (block-)columns. Any order >= 1: for the row-cyclic-closest
+/// kinds, an odd order, or an even order whose base 2o is not tabulated (2o > 62), is embedded in
+/// the smallest even order >= it that doubling a tabulated base reaches, and the pairs that touch
+/// the added indices are dropped (their steps are then not full; emptied steps are dropped too, so
+/// order 1 has no steps).
 class Strategy {
  public:
   static Strategy create(StrategyKind kind, index_t order);

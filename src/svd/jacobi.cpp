@@ -204,8 +204,11 @@ JacobiResult<T> solve_tall(std::vector<T>& a, index_t m, index_t n, const Jacobi
   // SVD: G = R^H or L^H, U from the accumulated W, V from G's columns; HSVD: the other way.
   const bool want_w = pre.transposed ? want_u : want_v;
   std::vector<T> w = want_w ? identity<T>(k) : std::vector<T>{};
-  result.stats =
-      orthogonalize(pre.g.data(), k, k, want_w ? w.data() : nullptr, signs, options, threads);
+  if (k > 0)  // rank 0 (a zero matrix): nothing to orthogonalise, every singular value is 0
+    result.stats =
+        orthogonalize(pre.g.data(), k, k, want_w ? w.data() : nullptr, signs, options, threads);
+  else
+    result.stats.converged = true;
   result.stats.rank = k;
   result.sigma = normalize_columns(pre.g.data(), k, k);
   result.sigma.resize(static_cast<std::size_t>(n), Real<T>(0));

@@ -380,6 +380,22 @@ TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
   }
 }
 
+// A zero matrix has rank 0: every singular value 0, U and V orthonormal (nothing to rotate).
+TYPED_TEST(Driver, ZeroMatrixHasRankZero) {
+  using T = TypeParam;
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{3, 2}, {2, 3}, {1, 1}, {7, 7}}) {
+    const std::vector<T> a(static_cast<std::size_t>(m * n), T(0));
+    const auto r = jacobi(a.data(), m, n, m, {.compute_u = true, .compute_v = true});
+    EXPECT_EQ(r.stats.rank, 0);
+    EXPECT_TRUE(r.stats.converged);
+    for (auto s : r.sigma)
+      EXPECT_EQ(s, Real<T>(0));
+    const index_t k = std::min(m, n);
+    EXPECT_LT(orthogonality(r.u, m, k), 4 * eps<T>());
+    EXPECT_LT(orthogonality(r.v, n, k), 4 * eps<T>());
+  }
+}
+
 TEST(DriverErrors, BadInputIsNamed) {
   using shiftop::testing::expect_error;
   std::vector<double> a(20, 1.0);

@@ -1,8 +1,9 @@
 // The Jacobi rotations of the one-sided method (jacobi-svd-gsvd-gpu-thesis, section 2.3.4):
 // trigonometric (2.13), t = +1, and hyperbolic (2.14), t = -1,
-//   (2.13)  [g_p' g_q'] = cos  [g_p g_q] [1 tan; -tan 1]    g_p' = c (g_p - tn g_q), g_q' = c (tn
-//   g_p + g_q) (2.14)  [g_p' g_q'] = cosh [g_p g_q] [1 tanh; tanh 1]   g_p' = c (g_p + tn g_q),
-//   g_q' = c (tn g_p + g_q)
+//   (2.13)  [g_p' g_q'] = cos [g_p g_q] [1 tan; -tan 1]:
+//           g_p' = c (g_p - tn g_q),  g_q' = c (tn g_p + g_q);
+//   (2.14)  [g_p' g_q'] = cosh [g_p g_q] [1 tanh; tanh 1]:
+//           g_p' = c (g_p + tn g_q),  g_q' = c (tn g_p + g_q);
 // with the parameters of (2.15)-(2.18), cosine cs_2 (the thesis' choice, "A choice of the rotation
 // formulas", Table 2.1).
 //

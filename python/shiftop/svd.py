@@ -78,9 +78,9 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
 
     a: array_like of shape (..., m, n), m < n allowed; a stack (any number of leading dimensions)
         is computed in one call, the matrices in parallel. It is read in place when each matrix
-        has unit stride along its columns (Fortran order) or, for m != n without hyperbolic,
-        along its rows (C order: the core is given the column-major n x m matrix a^T, no copy);
-        copied otherwise (square C-order matrices, negative or zero strides, other strides).
+        has unit stride along its columns (Fortran order) or, without hyperbolic, along its rows
+        (C order: the core is given the column-major n x m matrix a^T, no copy); copied
+        otherwise (negative or zero strides, other strides).
     dtype: float64, float32, complex128 and complex64 are computed in their own precision (s in
         the matching real type); integers and booleans are cast to float64; float16 and longdouble
         are refused with TypeError (as numpy.linalg refuses them).
@@ -145,12 +145,11 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
 
     a3 = a.reshape(batch, m, n)
     hyperbolic_svd = n_plus >= 0
-    # The core works on the taller of what it is given and its transpose, so a^T (a C-order
-    # matrix read in place) is as good as a unless the matrix is square: then the core's column-
-    # pivoted QR (dgejsv's preprocessing) must see a itself, whose column scaling it undoes --
-    # on a^T a graded 12 x 12 matrix lost 11 digits (relative error 1.5e-4 against 1.6e-15).
-    # The hyperbolic SVD must see a itself too (J acts on its columns).
-    if not _in_place(a3, column_major_only=hyperbolic_svd or m == n):
+    # a^T (a C-order matrix read in place) is as good as a: the core's preprocessing sorts the
+    # rows before its column-pivoted QR (dgejsv's row pivoting), so a row-graded matrix keeps the
+    # relative accuracy of a column-graded one. The hyperbolic SVD must see a itself (J acts on
+    # its columns).
+    if not _in_place(a3, column_major_only=hyperbolic_svd):
         a3 = np.ascontiguousarray(a3.swapaxes(1, 2)).swapaxes(1, 2)
     out = _core.jacobi_batched(a3, compute_uv=compute_uv, n_plus=n_plus, variant=variant,
                                strategy=strategy, threads=workers)

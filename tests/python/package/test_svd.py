@@ -183,13 +183,14 @@ def test_graded_matrices_keep_high_relative_accuracy_where_gesdd_does_not(rng):
             reference = accurate_singular_values(a)
             numpy = np.linalg.svd(a, compute_uv=False)
             worst_numpy = max(worst_numpy, float(np.max(np.abs(numpy - reference) / reference)))
-            for layout in (a, np.asfortranarray(a)):  # C order square: copied so the core sees a
+            for layout in (a, np.asfortranarray(a)):  # C order: the core sees a^T, row-graded
                 jacobi = shiftop.svd(layout, compute_uv=False)
                 worst_jacobi = max(worst_jacobi,
                                    float(np.max(np.abs(jacobi - reference) / reference)))
     # Measured against dgejsv: Jacobi at most 1.4e-15 (6.5 eps; 1.1e-15 against mpmath at 50
-    # digits), numpy's gesdd 5.0e-7: it keeps an absolute error of about eps * sigma_max. A
-    # square C-order matrix given to the core as a^T instead measured 1.5e-4.
+    # digits), numpy's gesdd 5.0e-7: it keeps an absolute error of about eps * sigma_max. Before
+    # the core sorted rows ahead of its pivoted QR, a square C-order matrix (seen as a^T, graded
+    # by rows) measured 1.5e-4.
     assert worst_jacobi <= 60 * eps(np.float64)
     assert worst_numpy >= 1e-9
     assert worst_numpy >= 1e5 * worst_jacobi

@@ -99,10 +99,10 @@ svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
                                  const svd::JacobiOptions& options) {
   const std::vector<T> elements = to_elements<T>(a);
   const svd::JacobiResult<T> result = svd::jacobi(elements.data(), a.rows, a.cols, a.rows, options);
-  require(result.stats.converged,
-          "--input {}: the Jacobi SVD did not converge in {} sweeps (a sweep still rotated): "
-          "try --variant pointwise",
-          o.input, result.stats.sweeps);
+  require(result.stats.converged, "--input {}: the Jacobi {}SVD did not converge in {} sweeps{}",
+          o.input, o.hyperbolic >= 0 ? "hyperbolic " : "", result.stats.sweeps,
+          o.hyperbolic >= 0 ? " (it exists only when rank(A J A^T) = rank(A))"
+                            : " (a sweep still rotated)");
   const index_t k = static_cast<index_t>(result.sigma.size());
   const io::Element real = io::is_single(a.element) ? io::Element::Float32 : io::Element::Float64;
   const std::vector<index_t> s_shape{k};

@@ -67,7 +67,7 @@ def _first_nonfinite(a):
 
 
 def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closest-rev",
-        threads=None, full_output=False):
+        rank_tolerance=0.0, threads=None, full_output=False):
     """The singular value decomposition of a matrix or a stack of matrices by the one-sided
     (Hestenes) Jacobi method, every singular value to high relative accuracy.
 
@@ -95,16 +95,23 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
     variant: 'auto', 'pointwise', 'block-oriented' or 'full-block' (thesis section 2.1).
     strategy: the parallel pivot strategy: 'rc-closest-rev' (the thesis' recommendation),
         'rc-closest' or 'modmod' (modified modulus, for comparison).
+    rank_tolerance: 0 (default) keeps every singular value, tiny ones to high relative
+        accuracy; a positive value (e.g. sqrt(n) * eps, LAPACK dgejsv's JOBA='A') treats the
+        matrix as numerically rank deficient: singular values the column-pivoted QR finds below
+        rank_tolerance * sigma_max (roughly) are returned as exactly 0.
     threads: OpenMP threads over the matrices of a stack, or over the disjoint pivot pairs of a
         single matrix (None: OpenMP's default). The results do not depend on it, bit for bit.
     full_output: also return a dict of per-matrix statistics, each an array of the stack's shape
         (...,): 'sweeps', 'rotations', 'proper_rotations' (rotations with cos != 1), 'converged'
-        (bool), 'rank' (the numerical rank the QR preprocessing kept); appended last:
+        (bool), 'rank' (the columns the QR preprocessing kept, see rank_tolerance); appended last:
         (u, s, vh, info) or (s, info).
 
     Returns (u, s, vh) with u (..., m, k), s (..., k) descending, vh (..., k, n), k = min(m, n);
     u and vh may be views with Fortran-order matrices (no copy of the core's result).
 
+    Raises numpy.linalg.LinAlgError when a matrix does not converge (a hyperbolic SVD that does
+    not exist, rank(a J a^H) < rank(a)), unless full_output: then the results come back with
+    info['converged'] saying which did not.
     Raises ValueError (or shiftop.Error, a ValueError) for fewer than 2 dimensions, empty
     matrices, NaN or infinity (naming the first such entry), hyperbolic out of range or m < n
     with hyperbolic, and unknown variant or strategy names; an empty stack (0, m, n) gives empty
@@ -152,7 +159,16 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
     if not _in_place(a3, column_major_only=hyperbolic_svd):
         a3 = np.ascontiguousarray(a3.swapaxes(1, 2)).swapaxes(1, 2)
     out = _core.jacobi_batched(a3, compute_uv=compute_uv, n_plus=n_plus, variant=variant,
-                               strategy=strategy, threads=workers)
+                               strategy=strategy, rank_tolerance=float(rank_tolerance),
+                               threads=workers)
+    converged = out["stats"]["converged"].astype(bool)
+    if not full_output and not converged.all():
+        first = np.unravel_index(int(np.argmin(converged)), stack) if stack else ()
+        raise np.linalg.LinAlgError(
+            f"the Jacobi {'hyperbolic ' if hyperbolic_svd else ''}SVD of matrix {first} did not "
+            f"converge in {int(out['stats']['sweeps'][np.argmin(converged)])} sweeps"
+            + (" (it exists only when rank(a J a^H) = rank(a))" if hyperbolic_svd else "")
+            + "; full_output=True returns the results with the statistics instead")
     s = out["sigma"].reshape(*stack, k)
     if compute_uv:
         u, v_part = _vectors(out, hyperbolic_svd)

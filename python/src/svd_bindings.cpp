@@ -112,7 +112,8 @@ nb::dict stats_arrays(const std::vector<svd::JacobiStats>& stats) {
 
 template <class T>
 nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_plus,
-                        const std::string& variant, const std::string& strategy, int threads) {
+                        const std::string& variant, const std::string& strategy,
+                        double rank_tolerance, int threads) {
   const std::array<index_t, 3> shape{static_cast<index_t>(a.shape(0)),
                                      static_cast<index_t>(a.shape(1)),
                                      static_cast<index_t>(a.shape(2))};
@@ -128,6 +129,7 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   options.n_plus = hyperbolic ? static_cast<index_t>(n_plus) : -1;
   options.variant = parse_variant(variant);
   options.strategy = svd::parse_strategy_kind(strategy);
+  options.rank_tolerance = rank_tolerance;
   require(threads >= 0, "threads: expected 0 (OpenMP's default) or a positive count, got {}",
           threads);
   options.threads = threads;
@@ -203,7 +205,7 @@ template <class T>
 void def_jacobi_batched(nb::module_& m) {
   m.def("jacobi_batched", &jacobi_batched<T>, "a"_a.noconvert(), nb::kw_only(),
         "compute_uv"_a = true, "n_plus"_a = -1, "variant"_a = "auto",
-        "strategy"_a = "rc-closest-rev", "threads"_a = 0,
+        "strategy"_a = "rc-closest-rev", "rank_tolerance"_a = 0.0, "threads"_a = 0,
         "The one-sided Jacobi SVD (n_plus >= 0: the hyperbolic SVD) of each matrix of a 3-D array "
         "(batch, r, c), read in place when each matrix has unit stride along its rows or columns "
         "(column-major only for the hyperbolic SVD). Returns a dict: 'transposed' (True when the "

@@ -67,6 +67,9 @@ void validate_sizes(index_t m, index_t n, index_t lda, const JacobiOptions& opti
           options.threads);
   require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
           kDefaultMaxSweeps, options.max_sweeps);
+  require(options.rank_tolerance >= 0 && options.rank_tolerance < 1,
+          "rank_tolerance: expected 0 (keep every nonzero R_kk) or a value in (0, 1), got {}",
+          options.rank_tolerance);
 }
 
 // Throws for the first non-finite entry (column by column); returns max |Re|, |Im| over entries.
@@ -198,8 +201,10 @@ JacobiResult<T> solve_tall(std::vector<T>& a, index_t m, index_t n, const Jacobi
     return result;
   }
 
-  detail::Preprocessed<T> pre = hyperbolic ? detail::preprocess_hyperbolic(a.data(), m, n, m)
-                                           : detail::preprocess_svd(a.data(), m, n, m);
+  detail::Preprocessed<T> pre =
+      hyperbolic
+          ? detail::preprocess_hyperbolic(a.data(), m, n, m)
+          : detail::preprocess_svd(a.data(), m, n, m, static_cast<Real<T>>(options.rank_tolerance));
   const index_t k = pre.rank;
   // SVD: G = R^H or L^H, U from the accumulated W, V from G's columns; HSVD: the other way.
   const bool want_w = pre.transposed ? want_u : want_v;
@@ -262,6 +267,13 @@ JacobiResult<T> solve(const T* a, index_t m, index_t n, index_t lda, Real<T> max
     result.n = n;
   }
   sort_descending(result, options.n_plus);
+  // Overflow where no HSVD exists (rank(A J A^H) < rank(A)) is not convergence.
+  const auto finite = [](const auto& values) {
+    return std::all_of(values.begin(), values.end(),
+                       [](auto x) { return std::isfinite(std::abs(x)); });
+  };
+  if (!finite(result.sigma) || !finite(result.u) || !finite(result.v))
+    result.stats.converged = false;
   return result;
 }
 
@@ -302,10 +314,12 @@ BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, inde
   if (options.compute_v) out.v.resize(static_cast<std::size_t>(batch * n * r));
   out.stats.resize(static_cast<std::size_t>(batch));
   std::exception_ptr error;
-#pragma omp parallel for num_threads(thread_count(options)) schedule(dynamic, 1)
+  const int threads = thread_count(options);
+#pragma omp parallel for num_threads(threads) if (batch > 1) schedule(dynamic, 1)
   for (index_t b = 0; b < batch; ++b) {
     try {
-      const JacobiResult<T> one = solve(a + b * stride, m, n, lda, max_entry[b], options, 1);
+      const JacobiResult<T> one =
+          solve(a + b * stride, m, n, lda, max_entry[b], options, batch == 1 ? threads : 1);
       std::copy(one.sigma.begin(), one.sigma.end(), out.sigma.begin() + b * r);
       std::copy(one.u.begin(), one.u.end(), out.u.begin() + b * m * r);
       std::copy(one.v.begin(), one.v.end(), out.v.begin() + b * n * r);

@@ -272,6 +272,9 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
     ++counts.sweeps;
     counts.rotations += rotations;
     counts.proper_rotations += proper;
+    // Overflow (a hyperbolic SVD that does not exist: the rotations of a nearly parallel mixed
+    // pair grow without bound) makes the cosines NaN, which no test rotates: stop, not converged.
+    if (!std::all_of(norms.begin(), norms.end(), [](R x) { return std::isfinite(x); })) break;
     if (proper == 0) {
       counts.converged = true;
       break;

@@ -56,16 +56,17 @@ Preprocessed<T> factor_qr(const T* a, index_t m, index_t n, index_t lda, bool pi
 }  // namespace
 
 template <class T>
-Preprocessed<T> preprocess_svd(const T* a, index_t m, index_t n, index_t lda) {
+Preprocessed<T> preprocess_svd(const T* a, index_t m, index_t n, index_t lda,
+                               Real<T> rank_tolerance) {
   using R = Real<T>;
   Preprocessed<T> pre = factor_qr(a, m, n, lda, true);
   pre.transposed = true;
   const T* r = pre.qr.data();
-  // xGEJSV, JOBA = 'A': R_kk counts while |R_kk| >= sqrt(n) eps |R_00|.
-  const R threshold =
-      std::sqrt(static_cast<R>(n)) * std::numeric_limits<R>::epsilon() * std::abs(r[0]);
-  index_t k = std::abs(r[0]) > R(0) ? 1 : 0;
-  while (k > 0 && k < n && std::abs(r[k + k * m]) >= threshold)
+  // Column pivoting orders |R_kk| nonincreasingly: keep the leading ones above the threshold
+  // (0: every nonzero one, so tiny singular values keep their relative accuracy).
+  const R threshold = rank_tolerance * std::abs(r[0]);
+  index_t k = 0;
+  while (k < n && std::abs(r[k + k * m]) > threshold)
     ++k;
   pre.rank = k;
   pre.g.assign(static_cast<std::size_t>(k * k), T(0));
@@ -134,10 +135,10 @@ void right_vectors(const Preprocessed<T>& pre, const T* x, index_t ldx, T* v, in
   }
 }
 
-#define SHIFTOP_INSTANTIATE_PREPROCESS(T)                                                 \
-  template Preprocessed<T> preprocess_svd<T>(const T*, index_t, index_t, index_t);        \
-  template Preprocessed<T> preprocess_hyperbolic<T>(const T*, index_t, index_t, index_t); \
-  template void left_vectors<T>(const Preprocessed<T>&, const T*, index_t, T*, index_t);  \
+#define SHIFTOP_INSTANTIATE_PREPROCESS(T)                                                   \
+  template Preprocessed<T> preprocess_svd<T>(const T*, index_t, index_t, index_t, Real<T>); \
+  template Preprocessed<T> preprocess_hyperbolic<T>(const T*, index_t, index_t, index_t);   \
+  template void left_vectors<T>(const Preprocessed<T>&, const T*, index_t, T*, index_t);    \
   template void right_vectors<T>(const Preprocessed<T>&, const T*, index_t, T*, index_t);
 SHIFTOP_INSTANTIATE_PREPROCESS(float)
 SHIFTOP_INSTANTIATE_PREPROCESS(double)

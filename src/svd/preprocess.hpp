@@ -3,8 +3,9 @@
 // * SVD: the rows are first sorted by decreasing infinity norm (xGEJSV's row pivoting, JOBA = 'F'
 //   or 'G': it makes the QR with column pivoting accurate for row-graded matrices D B as well as
 //   for column-graded ones B D; without it a row-graded 12 x 12 matrix lost 11 digits, measured),
-//   then P_r A P = Q R by Householder QR with column pivoting; the numerical rank k is the number
-//   of leading |R_ii| > sqrt(n) eps |R_00| (xGEJSV's JOBA = 'A'). k = n: Jacobi on G = R^H
+//   then P_r A P = Q R by Householder QR with column pivoting; k is the number of leading
+//   |R_ii| > tolerance * |R_00| (tolerance 0: xGEJSV's accurate modes, only exact zeros go;
+//   sqrt(n) eps: its JOBA = 'A'). k = n: Jacobi on G = R^H
 //   (xGEJSV's choice: the transposed factor converges faster). k < n: the k x n top R_0 of R is
 //   factored as R_0 = L Q_2^H (LQ, through the QR of R_0^H = Q_2 L^H), and Jacobi runs on G = L^H.
 //   With G W = X diag(sigma) (W the accumulated rotations, X the normalised columns of G):
@@ -31,9 +32,11 @@ struct Preprocessed {
   std::vector<T> lq, lq_tau;      ///< QR of R_0^H (n x k, leading dimension n), when k < n
 };
 
-/// SVD preprocessing of the m x n matrix a (m >= n, leading dimension lda).
+/// SVD preprocessing of the m x n matrix a (m >= n, leading dimension lda); rank_tolerance as
+/// JacobiOptions::rank_tolerance.
 template <class T>
-Preprocessed<T> preprocess_svd(const T* a, index_t m, index_t n, index_t lda);
+Preprocessed<T> preprocess_svd(const T* a, index_t m, index_t n, index_t lda,
+                               Real<T> rank_tolerance);
 
 /// HSVD preprocessing (m > n): QR without pivoting, G = R.
 template <class T>

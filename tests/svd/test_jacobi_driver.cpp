@@ -182,8 +182,8 @@ TYPED_TEST(Driver, ValuesOnlyMatchValuesWithVectors) {
   }
 }
 
-// A 40 x 30 matrix of rank 7: preprocessing finds the rank, the other 23 values are zero, and
-// the vectors for them complete U and V to orthonormal sets.
+// A 40 x 30 matrix of rank 7: with dgejsv's JOBA = 'A' tolerance, preprocessing finds the rank,
+// the other 23 values are zero, and the vectors for them complete U and V to orthonormal sets.
 TYPED_TEST(Driver, RankDeficient) {
   using T = TypeParam;
   const index_t m = 40, n = 30, k = 7;
@@ -196,6 +196,7 @@ TYPED_TEST(Driver, RankDeficient) {
   for (Variant variant : {Variant::Pointwise, Variant::FullBlock}) {
     JacobiOptions options{
         .compute_u = true, .compute_v = true, .variant = variant, .block_width = 4, .threads = 1};
+    options.rank_tolerance = std::sqrt(static_cast<double>(n)) * eps<T>();
     const auto r = jacobi(a.data(), m, n, m, options);
     EXPECT_EQ(r.stats.rank, k);
     for (index_t i = k; i < n; ++i)
@@ -394,6 +395,46 @@ TYPED_TEST(Driver, ZeroMatrixHasRankZero) {
     EXPECT_LT(orthogonality(r.u, m, k), 4 * eps<T>());
     EXPECT_LT(orthogonality(r.v, n, k), 4 * eps<T>());
   }
+}
+
+// The default keeps every nonzero R_kk: singular values far below eps * sigma_max keep their
+// relative accuracy (dgejsv's JOBA = 'A' rank cut, the old default, returned 0 for them).
+TYPED_TEST(Driver, TinySingularValuesAreKeptByDefault) {
+  using T = TypeParam;
+  using R = Real<T>;
+  const index_t n = 3;
+  const R tiny = std::is_same_v<R, float> ? R(1e-20f) : R(1e-200);
+  const R scales[n] = {R(1), tiny, R(1e-8)};
+  std::vector<T> a = random_matrix<T>(n + 2, n, 17);  // columns scaled: B D
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < n + 2; ++i)
+      a[i + j * (n + 2)] *= scales[j];
+  const auto r = jacobi(a.data(), n + 2, n, n + 2);
+  EXPECT_EQ(r.stats.rank, n);
+  std::vector<T> scaled_free = random_matrix<T>(n + 2, n, 17);
+  const auto b = jacobi(scaled_free.data(), n + 2, n, n + 2);
+  // sigma_i of B D is not sigma_i(B) * d_i, but with scales this far apart it is to first order:
+  // the smallest is tiny times the norm of B's second column projected away from the others.
+  EXPECT_GT(r.sigma[n - 1], R(0));
+  EXPECT_LT(r.sigma[n - 1], 10 * tiny * b.sigma[0]);
+  EXPECT_GT(r.sigma[n - 1], tiny * b.sigma[n - 1] / 10);
+  JacobiOptions cut;
+  cut.rank_tolerance = std::sqrt(static_cast<double>(n)) * eps<T>();
+  const auto c = jacobi(a.data(), n + 2, n, n + 2, cut);
+  EXPECT_EQ(c.stats.rank, (std::is_same_v<R, float> ? 1 : 2));
+  EXPECT_EQ(c.sigma[n - 1], R(0));
+}
+
+// rank(G J G^T) < rank(G) has no hyperbolic SVD: the rotations of the nearly parallel mixed
+// pairs grow without bound. The result must say so (not converged), not report success with
+// infinities in V.
+TYPED_TEST(Driver, HyperbolicWithoutAnHsvdDoesNotConverge) {
+  using T = TypeParam;
+  const index_t n = 8;
+  const std::vector<T> a(static_cast<std::size_t>(n * n), T(1));
+  JacobiOptions options{.compute_u = true, .compute_v = true, .n_plus = n / 2};
+  const auto r = jacobi(a.data(), n, n, n, options);
+  EXPECT_FALSE(r.stats.converged);
 }
 
 TEST(DriverErrors, BadInputIsNamed) {

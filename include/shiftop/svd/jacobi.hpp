@@ -50,18 +50,26 @@ struct JacobiOptions {
   /// Sweeps (block-sweeps for the blocked variants) before giving up; 0: the default (60).
   int max_sweeps = 0;
   /// The ordinary SVD starts, as LAPACK's dgejsv, with a QR factorisation with column pivoting
-  /// (numerical rank from |R_kk| <= sqrt(n) * eps * |R_11|, then an LQ factorisation when rank
-  /// deficient) and runs Jacobi on the triangular factor; false runs Jacobi on A itself. The
-  /// hyperbolic SVD uses QR without pivoting when m > n (pivoting would permute J).
+  /// (rows sorted first), keeps the leading columns of R with |R_kk| > rank_tolerance * |R_11|
+  /// (then an LQ factorisation when some are dropped) and runs Jacobi on the triangular factor;
+  /// false runs Jacobi on A itself. The hyperbolic SVD uses QR without pivoting when m > n
+  /// (pivoting would permute J).
   bool preprocess = true;
+  /// 0 (the default, as dgejsv's JOBA = 'C'/'F'): only exact zeros of R are dropped, so singular
+  /// values far below eps * sigma_max keep their relative accuracy. A positive value declares a
+  /// numerical rank as dgejsv's JOBA = 'A' does with sqrt(n) * eps: the dropped singular values
+  /// are exactly 0 (the matrix treated as rank deficient, with absolute error bounds).
+  double rank_tolerance = 0.0;
 };
 
 struct JacobiStats {
   int sweeps = 0;                     ///< (block-)sweeps run
   std::int64_t rotations = 0;         ///< rotations applied (pairs not relatively orthogonal)
   std::int64_t proper_rotations = 0;  ///< of those, rotations with cos != 1 (section 2.3.3)
-  bool converged = false;             ///< a sweep made no proper rotation
-  index_t rank = 0;                   ///< numerical rank (the columns preprocessing kept)
+  /// A sweep made no proper rotation and every result is finite (a hyperbolic SVD that does not
+  /// exist, rank(A J A^H) < rank(A), ends in overflow: not converged).
+  bool converged = false;
+  index_t rank = 0;  ///< the columns preprocessing kept (see rank_tolerance)
 };
 
 template <class T>
@@ -97,8 +105,8 @@ struct BatchedJacobiResult {
 };
 
 /// `batch` independent m x n column-major matrices, matrix b at a + b * stride (stride >= lda*n),
-/// each solved as jacobi() would on one thread, OpenMP over the matrices (options.threads).
-/// Bitwise equal to calling jacobi() on each with threads = 1.
+/// each solved as jacobi() would on one thread, OpenMP over the matrices (options.threads); a
+/// batch of one is jacobi() with options.threads. Bitwise equal to calling jacobi() on each.
 template <class T>
 BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, index_t n, index_t lda,
                                       index_t stride, const JacobiOptions& options = {});

@@ -243,8 +243,10 @@ def test_full_output_reports_sweeps_rotations_and_rank(rng):
     assert info["converged"].dtype == bool and info["converged"].all()
     assert np.all(info["sweeps"] >= 1)
     assert np.all(info["rotations"] >= info["proper_rotations"])
-    assert info["rank"][1, 2] == 2
-    assert np.all(np.delete(info["rank"].ravel(), 5) == 6)
+    assert np.all(info["rank"] == 6)  # by default only exact zeros of R are dropped
+    *_, cut = shiftop.svd(a, rank_tolerance=np.sqrt(6) * eps(np.float64), full_output=True)
+    assert cut["rank"][1, 2] == 2  # dgejsv's JOBA = 'A' cut: the rank-2 matrix found
+    assert np.all(np.delete(cut["rank"].ravel(), 5) == 6)
     s_only, info_s = shiftop.svd(a, compute_uv=False, full_output=True)
     assert np.array_equal(s_only, s)
     assert np.array_equal(info_s["sweeps"], info["sweeps"])
@@ -421,3 +423,24 @@ def test_spectrum_plot_command_line(rng, tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 1
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("shiftop.plot: error: ")
+
+
+def test_a_hyperbolic_svd_that_does_not_exist_raises_or_reports():
+    # ones((8, 8)) with J = diag(I4, -I4): a J a^T = 0 has rank 0 < rank(a) = 1, so there is no
+    # HSVD; the rotations overflow. numpy's convention: LinAlgError, not infinities in v.
+    a = np.ones((8, 8))
+    for dtype in (np.float64, np.float32):
+        with pytest.raises(np.linalg.LinAlgError, match="exists only when rank"):
+            shiftop.svd(a.astype(dtype), hyperbolic=4)
+        *_, info = shiftop.svd(a.astype(dtype), hyperbolic=4, full_output=True)
+        assert not info["converged"]
+
+
+def test_tiny_singular_values_keep_their_relative_accuracy():
+    # The default keeps every nonzero R_kk of the pivoted QR (an earlier default cut at
+    # sqrt(n) eps and returned 0 here); numpy's gesdd agrees on a diagonal matrix.
+    for dtype, values in ((np.float64, [1.0, 1e-17, 1e-20]), (np.float32, [1.0, 1e-7, 1e-8])):
+        s = shiftop.svd(np.diag(np.array(values, dtype=dtype)), compute_uv=False)
+        assert np.allclose(s, values, rtol=4 * eps(dtype), atol=0)
+    with pytest.raises(ValueError, match="rank_tolerance"):
+        shiftop.svd(np.eye(2), rank_tolerance=-1.0)

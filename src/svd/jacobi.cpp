@@ -27,16 +27,16 @@ namespace {
 using detail::conj_of;
 
 constexpr int kDefaultMaxSweeps = 60;
-// Block width and the pointwise/full-block switch of Variant::Auto, measured on one thread of
-// the 2-core development VM (AMD EPYC, AVX-512, shared, so +-30%), random n x n, U and V:
-// n = 128: pointwise 0.07 s, full block w = 16/24/32/48: 0.13/0.18/0.13/0.10 s;
-// n = 256: pointwise 0.36 s, full block 0.65/0.63/0.67/0.72 s, block-oriented (32) 0.85 s;
-// n = 512: pointwise 4.1 s, full block 7.0/8.8/6.0/4.9 s, block-oriented (32) 4.8 s.
-// The inner method dominates the blocked variants (2.5x the pointwise rotations); blocking pays
-// once G leaves the L2 cache (1 MiB: n >~ 360), which these timings do not yet show, so Auto
-// stays pointwise below n = 1024. Remeasure with bench/ on a quiet machine.
+// Block width and the pointwise/full-block switch of Variant::Auto, from bench/jacobi_svd_cpu.cpp
+// on the idle 2-core development VM (AMD EPYC, AVX-512; bench/results/issue15-cpu-2026-11-23/):
+// the pointwise method was the fastest variant at every n = 128..1024, random and graded, one and
+// two threads, values only, except graded n = 1024 with U and V on one thread (full block 3.9 s,
+// pointwise 4.9 s); at n = 1024, values only, one thread: pointwise 2.7 s, block-oriented 3.9 s,
+// full block 5.0 s (random). The blocked variants' own kernels reach 5-17 GFLOP/s of the 51 that
+// DGEMM does (bench/NOTES.md), so blocking does not pay yet; Auto stays pointwise up to n = 2048
+// (not measured above 1024) and blocks beyond, where the matrix is far outside the caches.
 constexpr index_t kDefaultBlockWidth = 48;
-constexpr index_t kAutoBlockedFrom = 1024;
+constexpr index_t kAutoBlockedFrom = 2048;
 
 template <class T>
 bool is_finite(T x) {

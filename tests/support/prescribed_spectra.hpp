@@ -1,0 +1,90 @@
+// Test matrices whose singular values are known exactly, and graded matrices, for the accuracy
+// tests of the Jacobi SVD and of its __float128 reference (support/quad_reference.hpp). Seeded,
+// deterministic. (The thesis' Lambda(2)/(4) Cholesky factors and the hyperbolic G = Q Sigma V^-1
+// are built in tests/svd/test_accuracy_quad.cpp.)
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "shiftop/core/error.hpp"
+
+namespace shiftop::testing {
+
+/// The m x n column-major matrix A = S_r P_r H_m(:, 1:n) diag(2^e) H_n^T P_c S_c / sqrt(m n): H_k
+/// the Sylvester Hadamard matrix (H_k / sqrt(k) orthogonal), P random permutations, S random
+/// signs. Its singular values are exactly 2^e_k, and its entries (sums of +-2^e_k over the power
+/// of two sqrt(m n)) are exact in double while the exponents span at most 53 - log2(n) bits, so
+/// a reference can be checked to any precision. m, n powers of two, m >= n, m n a power of four.
+inline std::vector<double> exact_spectrum_matrix(std::int64_t m, std::int64_t n,
+                                                 const std::vector<int>& exponents, unsigned seed) {
+  const auto power_of_two = [](std::int64_t k) {
+    return k > 0 && std::has_single_bit(static_cast<std::uint64_t>(k));
+  };
+  shiftop::require(power_of_two(m) && power_of_two(n) && m >= n &&
+                       (std::countr_zero(static_cast<std::uint64_t>(m * n)) % 2 == 0),
+                   "exact_spectrum_matrix: m, n must be powers of two with m >= n and m n a "
+                   "power of four");
+  shiftop::require(static_cast<std::int64_t>(exponents.size()) == n,
+                   "exact_spectrum_matrix: exponents must have n entries");
+  const auto [lo, hi] = std::minmax_element(exponents.begin(), exponents.end());
+  // |partial sum| <= n 2^hi on the grid 2^lo: 53 significant bits hold it when this is <= 52.
+  shiftop::require(*hi - *lo + std::countr_zero(static_cast<std::uint64_t>(n)) <= 52,
+                   "exact_spectrum_matrix: the exponents span too many bits to be exact");
+  std::mt19937_64 rng(seed);
+  const auto permutation = [&rng](std::int64_t k) {
+    std::vector<std::int64_t> p(static_cast<std::size_t>(k));
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    return p;
+  };
+  const auto signs = [&rng](std::int64_t k) {
+    std::vector<double> s(static_cast<std::size_t>(k));
+    for (double& x : s)
+      x = (rng() & 1) ? -1.0 : 1.0;
+    return s;
+  };
+  const auto hadamard = [](std::int64_t i, std::int64_t j) {
+    return std::popcount(static_cast<std::uint64_t>(i & j)) % 2 ? -1.0 : 1.0;
+  };
+  const std::vector<std::int64_t> row_perm = permutation(m), col_perm = permutation(n);
+  const std::vector<double> row_sign = signs(m), col_sign = signs(n);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(m * n));  // a power of two
+  std::vector<double> a(static_cast<std::size_t>(m * n));
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i) {
+      double sum = 0;  // exact: every partial sum fits in 53 bits (checked above)
+      for (std::int64_t k = 0; k < n; ++k)
+        sum += hadamard(row_perm[i], k) * std::ldexp(1.0, exponents[k]) * hadamard(col_perm[j], k);
+      a[i + j * m] = row_sign[i] * col_sign[j] * sum * scale;
+    }
+  return a;
+}
+
+/// The m x n column-major B D: B normal(0, 1), D the scales 10^(-decades t), t = 0, 1/(n-1), ..,
+/// 1, in shuffled order (the thesis' section 2.5 graded case: Jacobi keeps the relative accuracy
+/// of every singular value, bidiagonalisation does not).
+inline std::vector<double> column_graded_matrix(std::int64_t m, std::int64_t n, double decades,
+                                                unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::vector<double> a(static_cast<std::size_t>(m * n));
+  for (double& x : a)
+    x = normal(rng);
+  std::vector<double> d(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j)
+    d[j] = std::pow(10.0, -decades * static_cast<double>(j) /
+                              static_cast<double>(std::max<std::int64_t>(n - 1, 1)));
+  std::shuffle(d.begin(), d.end(), rng);
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i)
+      a[i + j * m] *= d[j];
+  return a;
+}
+
+}  // namespace shiftop::testing

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "shiftop/core/error.hpp"
@@ -66,25 +68,51 @@ inline std::vector<double> exact_spectrum_matrix(std::int64_t m, std::int64_t n,
   return a;
 }
 
-/// The m x n column-major B D: B normal(0, 1), D the scales 10^(-decades t), t = 0, 1/(n-1), ..,
-/// 1, in shuffled order (the thesis' section 2.5 graded case: Jacobi keeps the relative accuracy
-/// of every singular value, bidiagonalisation does not).
-inline std::vector<double> column_graded_matrix(std::int64_t m, std::int64_t n, double decades,
-                                                unsigned seed) {
+/// The m x n column-major B D: B normal(0, 1) (complex: real and imaginary parts normal(0, 1/2)),
+/// D the scales 10^(-decades t), t = 0, 1/(n-1), .., 1, in shuffled order (the thesis' section
+/// 2.5 graded case: Jacobi keeps the relative accuracy of every singular value,
+/// bidiagonalisation does not). T: float, double or their std::complex; the scaling is done in
+/// double and rounded once.
+template <class T = double>
+std::vector<T> column_graded_matrix(std::int64_t m, std::int64_t n, double decades, unsigned seed) {
+  constexpr bool is_complex = !std::is_floating_point_v<T>;
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::vector<double> a(static_cast<std::size_t>(m * n));
-  for (double& x : a)
-    x = normal(rng);
+  std::normal_distribution<double> normal(0.0, is_complex ? std::sqrt(0.5) : 1.0);
+  std::vector<std::complex<double>> b(static_cast<std::size_t>(m * n));
+  for (auto& x : b)
+    x = is_complex ? std::complex<double>(normal(rng), normal(rng)) : normal(rng);
   std::vector<double> d(static_cast<std::size_t>(n));
   for (std::int64_t j = 0; j < n; ++j)
     d[j] = std::pow(10.0, -decades * static_cast<double>(j) /
                               static_cast<double>(std::max<std::int64_t>(n - 1, 1)));
   std::shuffle(d.begin(), d.end(), rng);
+  std::vector<T> a(b.size());
   for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t i = 0; i < m; ++i)
-      a[i + j * m] *= d[j];
+    for (std::int64_t i = 0; i < m; ++i) {
+      const std::complex<double> x = b[i + j * m] * d[j];
+      if constexpr (is_complex)
+        a[i + j * m] = T(x);
+      else
+        a[i + j * m] = static_cast<T>(x.real());
+    }
   return a;
+}
+
+/// The 2m x 2n real matrix [Re A, -Im A; Im A, Re A] of the m x n column-major A (real: A's
+/// imaginary part is 0), in double: its singular values are A's, each twice, so the real
+/// __float128 reference serves complex matrices too.
+template <class T>
+std::vector<double> real_embedding(const std::vector<T>& a, std::int64_t m, std::int64_t n) {
+  std::vector<double> e(static_cast<std::size_t>(4 * m * n));
+  const std::int64_t ld = 2 * m;
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i) {
+      const std::complex<double> x(a[i + j * m]);
+      e[i + j * ld] = e[(i + m) + (j + n) * ld] = x.real();
+      e[(i + m) + j * ld] = x.imag();
+      e[i + (j + n) * ld] = -x.imag();
+    }
+  return e;
 }
 
 }  // namespace shiftop::testing

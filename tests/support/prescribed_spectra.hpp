@@ -12,9 +12,11 @@
 #include <numeric>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "shiftop/core/error.hpp"
+#include "support/quad_reference.hpp"
 
 namespace shiftop::testing {
 
@@ -113,6 +115,83 @@ std::vector<double> real_embedding(const std::vector<T>& a, std::int64_t m, std:
       e[i + (j + n) * ld] = -x.imag();
     }
   return e;
+}
+
+/// A random orthogonal n x n matrix in __float128, column-major: a product of n Householder
+/// reflectors with normal vectors.
+inline std::vector<quad> quad_random_orthogonal(std::int64_t n, std::mt19937_64& rng) {
+  std::normal_distribution<double> normal;
+  std::vector<quad> q(static_cast<std::size_t>(n * n), 0);
+  for (std::int64_t i = 0; i < n; ++i)
+    q[i + i * n] = 1;
+  std::vector<quad> v(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) {
+    quad norm2 = 0;
+    for (quad& x : v) {
+      x = normal(rng);
+      norm2 += x * x;
+    }
+    for (std::int64_t i = 0; i < n; ++i) {  // row i of Q <- row i (I - 2 v v^T / v^T v)
+      quad dot = 0;
+      for (std::int64_t l = 0; l < n; ++l)
+        dot += q[i + l * n] * v[l];
+      for (std::int64_t l = 0; l < n; ++l)
+        q[i + l * n] -= 2 * dot * v[l] / norm2;
+    }
+  }
+  return q;
+}
+
+/// A J-factor G of A = U diag(lambda) U^T (U random orthogonal), the thesis' section 2.5 input
+/// of the hyperbolic SVD: G J G^T = P A P^T with J = diag(I_{n_plus}, -I), P a permutation (which
+/// leaves the eigenvalues lambda alone). Formed and factored in __float128, rounded to double:
+/// L D L^T with symmetric diagonal pivoting (the largest |diagonal| of the remaining Schur
+/// complement; only 1 x 1 pivots, which random indefinite A admit: a zero diagonal of every
+/// Schur complement has probability 0), G = L |D|^{1/2} with the columns of positive d first.
+struct JFactor {
+  std::vector<double> g;  // n x n, column-major
+  std::int64_t n_plus = 0;
+};
+inline JFactor j_factor_of_spectrum(const std::vector<double>& lambda, unsigned seed) {
+  const std::int64_t n = static_cast<std::int64_t>(lambda.size());
+  std::mt19937_64 rng(seed);
+  const std::vector<quad> u = quad_random_orthogonal(n, rng);
+  std::vector<quad> s(static_cast<std::size_t>(n * n), 0);  // A, then its Schur complements
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t k = 0; k < n; ++k)
+        s[i + j * n] += u[i + k * n] * lambda[k] * u[j + k * n];
+  std::vector<quad> d(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t p = k;
+    for (std::int64_t i = k + 1; i < n; ++i)
+      if (quad_abs(s[i + i * n]) > quad_abs(s[p + p * n])) p = i;
+    for (std::int64_t j = 0; j < n; ++j)  // symmetric swap k <-> p (rows, then columns)
+      std::swap(s[k + j * n], s[p + j * n]);
+    for (std::int64_t i = 0; i < n; ++i)
+      std::swap(s[i + k * n], s[i + p * n]);
+    d[k] = s[k + k * n];
+    shiftop::require(d[k] != 0, "j_factor_of_spectrum: a zero pivot (lambda singular?)");
+    for (std::int64_t j = k + 1; j < n; ++j)
+      for (std::int64_t i = k + 1; i < n; ++i)
+        s[i + j * n] -= s[i + k * n] * s[k + j * n] / d[k];
+    for (std::int64_t i = k + 1; i < n; ++i)
+      s[i + k * n] /= d[k];  // column k of L below the unit diagonal
+  }
+  JFactor f;
+  f.g.assign(static_cast<std::size_t>(n * n), 0.0);
+  std::int64_t column = 0;
+  for (const bool positive : {true, false})
+    for (std::int64_t k = 0; k < n; ++k) {
+      if ((d[k] > 0) != positive) continue;
+      const quad scale = quad_sqrt(quad_abs(d[k]));
+      f.g[k + column * n] = static_cast<double>(scale);
+      for (std::int64_t i = k + 1; i < n; ++i)
+        f.g[i + column * n] = static_cast<double>(s[i + k * n] * scale);
+      ++column;
+      f.n_plus += positive ? 1 : 0;
+    }
+  return f;
 }
 
 }  // namespace shiftop::testing

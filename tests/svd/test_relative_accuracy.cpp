@@ -3,8 +3,9 @@
 // singular values against the __float128 Jacobi of the same matrix (support/quad_reference.hpp)
 // on column-graded matrices (12 decades, where only Jacobi keeps every value's relative
 // accuracy) and against the exact 2^e of an exactly built matrix (support/prescribed_spectra.hpp);
-// U, V orthonormal and A V = U Sigma. (The default strategy next to LAPACK, the thesis' spectra,
-// FP32 and the HSVD: test_accuracy_quad.cpp.)
+// U, V orthonormal and A V = U Sigma; complex and FP32 graded matrices against the reference of
+// their real embedding; the HSVD on the thesis' indefinite Lambda(3). (The default strategy next
+// to LAPACK, Lambda(2)/(4) and another HSVD: test_accuracy_quad.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -196,6 +197,51 @@ TYPED_TEST(GradedRelativeAccuracy, GradedMatchesTheEmbeddingsReference) {
     EXPECT_LT(worst, 2 * n_eps) << variant_name(variant);
     EXPECT_GT(worst, 0.0) << variant_name(variant);
   }
+}
+
+// The hyperbolic SVD on the thesis' indefinite spectrum Lambda(3) = +-uniform(1e-7, 10) (section
+// 2.5, scaled to n = 48): G = J-factor of U Lambda U^T (support/prescribed_spectra.hpp); the
+// eigenvalues sigma_i^2 J_ii of G J G^T against the prescribed lambda, relative (the thesis'
+// (2.20)), for every strategy and variant.
+TEST(RelativeAccuracy, HyperbolicLambda3) {
+  const index_t n = 48;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> magnitude(1e-7, 10.0);
+  std::vector<double> lambda(static_cast<std::size_t>(n));
+  for (double& x : lambda)
+    x = (rng() & 1 ? -1.0 : 1.0) * magnitude(rng);
+  const shiftop::testing::JFactor f = shiftop::testing::j_factor_of_spectrum(lambda, 18);
+  std::vector<double> plus, minus;  // |lambda| per sign, descending: the order jacobi() returns
+  for (double x : lambda)
+    (x > 0 ? plus : minus).push_back(std::abs(x));
+  ASSERT_EQ(static_cast<index_t>(plus.size()), f.n_plus);
+  std::sort(plus.begin(), plus.end(), std::greater<>());
+  std::sort(minus.begin(), minus.end(), std::greater<>());
+  plus.insert(plus.end(), minus.begin(), minus.end());
+  double worst_all = 0;
+  for (StrategyKind strategy : {StrategyKind::ReversedRowCyclicClosest,
+                                StrategyKind::RowCyclicClosest, StrategyKind::ModifiedModulus})
+    for (Variant variant :
+         {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock, Variant::Auto}) {
+      JacobiOptions options;
+      options.n_plus = f.n_plus;
+      options.strategy = strategy;
+      options.variant = variant;
+      options.block_width = variant == Variant::Pointwise || variant == Variant::Auto ? 0 : 8;
+      const auto r = shiftop::svd::jacobi(f.g.data(), n, n, n, options);
+      ASSERT_TRUE(r.stats.converged);
+      double worst = 0;
+      for (index_t i = 0; i < n; ++i)
+        worst = std::max(worst, std::abs(r.sigma[i] * r.sigma[i] - plus[i]) / plus[i]);
+      std::printf("HSVD Lambda(3) %s %s: max |sigma^2 - |lambda||| / |lambda| = %.2e\n",
+                  shiftop::svd::to_string(strategy).c_str(), variant_name(variant), worst);
+      worst_all = std::max(worst_all, worst);
+      // Measured 4.7e-15 .. 2.0e-14 (<= 3.7 n eps, rc-closest full-block): the rounding of G to
+      // double included.
+      EXPECT_LT(worst, 16 * static_cast<double>(n) * kEps) << variant_name(variant);
+      EXPECT_GT(worst, 0.0) << variant_name(variant);
+    }
+  std::printf("HSVD Lambda(3): worst %.2e = %.1f n eps\n", worst_all, worst_all / (n * kEps));
 }
 
 }  // namespace

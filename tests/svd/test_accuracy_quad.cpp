@@ -1,10 +1,10 @@
-// High relative accuracy of the Jacobi (H)SVD (issue 15; jacobi-svd-gsvd-gpu-thesis, section 2.5)
-// against the __float128 one-sided Jacobi of the same double matrix (support/quad_reference.hpp),
-// next to LAPACK's dgesvj, dgejsv and dgesdd on the same matrices (printed, so the table can be
-// quoted). Matrices: graded by columns (B D) and by rows (D B) with scales spanning 1e-12, columns
-// shuffled; Cholesky factors of U Lambda U^T for the thesis' spectra Lambda(2) and Lambda(4)
-// (formed in __float128); and for the hyperbolic SVD, G = Q Sigma V^{-1} with V J-orthogonal
-// (formed in __float128), whose G J G^T has the prescribed eigenvalues sigma_i^2 J_ii.
+// High relative accuracy of the Jacobi SVD next to LAPACK (issue 15; jacobi-svd-gsvd-gpu-thesis,
+// section 2.5): shiftop's three variants against the __float128 one-sided Jacobi of the same double
+// matrix (support/quad_reference.hpp), with LAPACK's dgesvj, dgejsv and dgesdd on the same
+// matrices printed beside them (the table the closing note quotes). Matrices: graded by columns
+// (B D) and by rows (D B) with scales over 12 decades, shuffled; Cholesky factors of U Lambda U^T
+// for the thesis' spectra Lambda(2) and Lambda(4), formed in __float128. Every strategy, complex,
+// FP32 and the hyperbolic SVD: test_relative_accuracy.cpp.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "shiftop/svd/jacobi.hpp"
+#include "support/prescribed_spectra.hpp"
 #include "support/quad_reference.hpp"
 
 namespace {
@@ -55,14 +56,8 @@ std::vector<double> shuffled_scales(index_t n, double decades, std::mt19937_64& 
 }
 
 TestMatrix column_graded(index_t m, index_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  TestMatrix t{"B D, " + std::to_string(m) + "x" + std::to_string(n), m, n,
-               normal_matrix(m, n, rng)};
-  const std::vector<double> d = shuffled_scales(n, 12, rng);
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i)
-      t.a[i + j * m] *= d[j];
-  return t;
+  return {"B D, " + std::to_string(m) + "x" + std::to_string(n), m, n,
+          shiftop::testing::column_graded_matrix<double>(m, n, 12, seed)};
 }
 
 TestMatrix row_graded(index_t m, index_t n, unsigned seed) {
@@ -76,30 +71,6 @@ TestMatrix row_graded(index_t m, index_t n, unsigned seed) {
   return t;
 }
 
-// A random orthogonal n x n matrix in quad: a product of n Householder reflectors.
-std::vector<quad> quad_orthogonal(index_t n, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  std::vector<quad> q(static_cast<std::size_t>(n * n), 0);
-  for (index_t i = 0; i < n; ++i)
-    q[i + i * n] = 1;
-  std::vector<quad> v(static_cast<std::size_t>(n));
-  for (index_t k = 0; k < n; ++k) {
-    quad norm2 = 0;
-    for (quad& x : v) {
-      x = normal(rng);
-      norm2 += x * x;
-    }
-    for (index_t j = 0; j < n; ++j) {  // Q <- Q (I - 2 v v^T / v^T v)
-      quad dot = 0;
-      for (index_t i = 0; i < n; ++i)
-        dot += q[j + i * n] * v[i];
-      for (index_t i = 0; i < n; ++i)
-        q[j + i * n] -= 2 * dot * v[i] / norm2;
-    }
-  }
-  return q;
-}
-
 // The lower Cholesky factor L (A = L L^T) of A = U Lambda U^T, all in quad, rounded to double:
 // the thesis' construction for the definite spectra (its pivoted factorisation is a column
 // permutation, which the SVD does not see).
@@ -107,7 +78,7 @@ TestMatrix cholesky_of_spectrum(const std::string& name, const std::vector<doubl
                                 unsigned seed) {
   const index_t n = static_cast<index_t>(lambda.size());
   std::mt19937_64 rng(seed);
-  const std::vector<quad> u = quad_orthogonal(n, rng);
+  const std::vector<quad> u = shiftop::testing::quad_random_orthogonal(n, rng);
   std::vector<quad> a(static_cast<std::size_t>(n * n), 0);
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < n; ++i)
@@ -224,7 +195,7 @@ void print_header() {
 // Graded matrices: the case for Jacobi. Every shiftop variant within a small multiple of n eps of
 // the quad reference, like dgesvj and dgejsv, while dgesdd keeps only an absolute error (about
 // eps * sigma_max), so loses most digits of the smallest values.
-TEST(RelativeAccuracy, GradedMatrices) {
+TEST(NextToLapack, GradedMatrices) {
   print_header();
   for (const TestMatrix& t : {column_graded(40, 40, 1), column_graded(60, 33, 2),
                               row_graded(40, 40, 3), row_graded(50, 31, 4)}) {
@@ -241,7 +212,7 @@ TEST(RelativeAccuracy, GradedMatrices) {
 }
 
 // The thesis' definite spectra, as Cholesky factors of U Lambda U^T: sigma_i^2 = lambda_i.
-TEST(RelativeAccuracy, ThesisSpectra) {
+TEST(NextToLapack, ThesisSpectra) {
   print_header();
   std::mt19937_64 rng(7);
   for (const TestMatrix& t : {cholesky_of_spectrum("Lambda(2), 48x48", lambda2(48, rng), 8),
@@ -251,89 +222,6 @@ TEST(RelativeAccuracy, ThesisSpectra) {
     EXPECT_LT(r.pointwise, bound) << t.name;
     EXPECT_LT(r.block_oriented, bound) << t.name;
     EXPECT_LT(r.full_block, bound) << t.name;
-  }
-}
-
-// FP32 on a column-graded matrix (scales over 5 decades): against the quad reference of the same
-// float matrix, within a small multiple of n * FP32's unit roundoff.
-TEST(RelativeAccuracy, Float32Graded) {
-  std::mt19937_64 rng(11);
-  const index_t m = 30, n = 24;
-  std::vector<double> b = normal_matrix(m, n, rng);
-  const std::vector<double> d = shuffled_scales(n, 5, rng);
-  std::vector<float> a(b.size());
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i)
-      a[i + j * m] = static_cast<float>(b[i + j * m] * d[j]);
-  std::vector<double> exact(a.begin(), a.end());
-  const std::vector<double> reference = quad_singular_values(exact.data(), m, n, m);
-  const double eps32 = std::numeric_limits<float>::epsilon() / 2;
-  for (Variant variant : {Variant::Pointwise, Variant::FullBlock}) {
-    JacobiOptions options;
-    options.variant = variant;
-    options.block_width = 8;
-    const auto r = shiftop::svd::jacobi(a.data(), m, n, m, options);
-    const std::vector<double> got(r.sigma.begin(), r.sigma.end());
-    EXPECT_LT(max_relative_error(got, reference), 4 * static_cast<double>(n) * eps32);
-  }
-}
-
-// The hyperbolic SVD: G = Q Sigma V^{-1} with V J-orthogonal, built in quad; the eigenvalues of
-// G J G^T are sigma_i^2 J_ii (thesis eq. (2.20)).
-TEST(RelativeAccuracy, HyperbolicEigenvalues) {
-  const index_t m = 36, n = 28, n_plus = 11;
-  std::mt19937_64 rng(13);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<double> sigma(static_cast<std::size_t>(n));
-  for (double& s : sigma)
-    s = std::pow(10.0, -3.0 * uniform(rng));
-  // V^{-1} = J V^T J for V J-orthogonal; build W = V^{-1} directly as a product of plane
-  // rotations inside each sign block and hyperbolic rotations (|tanh| <= 0.4) across them.
-  std::vector<quad> w(static_cast<std::size_t>(n * n), 0);
-  for (index_t i = 0; i < n; ++i)
-    w[i + i * n] = 1;
-  for (int k = 0; k < 6 * n; ++k) {
-    const index_t p = static_cast<index_t>(uniform(rng) * n) % n;
-    index_t q = static_cast<index_t>(uniform(rng) * n) % n;
-    if (p == q) continue;
-    const bool hyperbolic = (p < n_plus) != (q < n_plus);
-    const quad t = 0.8 * uniform(rng) - 0.4;
-    const quad c = 1 / quad_sqrt(hyperbolic ? 1 - t * t : 1 + t * t), s = c * t;
-    for (index_t j = 0; j < n; ++j) {  // rows p, q of W <- [c, s; +-s, c] rows p, q
-      const quad x = w[p + j * n], y = w[q + j * n];
-      w[p + j * n] = c * x + s * y;
-      w[q + j * n] = (hyperbolic ? s : -s) * x + c * y;
-    }
-  }
-  const std::vector<quad> qm = quad_orthogonal(m, rng);
-  std::vector<double> g(static_cast<std::size_t>(m * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i) {
-      quad x = 0;
-      for (index_t k = 0; k < n; ++k)
-        x += qm[i + k * m] * sigma[k] * w[k + j * n];
-      g[i + j * m] = static_cast<double>(x);
-    }
-  JacobiOptions options;
-  options.n_plus = n_plus;
-  for (Variant variant : {Variant::Pointwise, Variant::FullBlock}) {
-    options.variant = variant;
-    options.block_width = 8;
-    const auto r = shiftop::svd::jacobi(g.data(), m, n, m, options);
-    ASSERT_TRUE(r.stats.converged);
-    std::vector<double> plus(sigma.begin(), sigma.begin() + n_plus),
-        minus(sigma.begin() + n_plus, sigma.end());
-    std::sort(plus.begin(), plus.end(), std::greater<>());
-    std::sort(minus.begin(), minus.end(), std::greater<>());
-    double worst = 0;
-    for (index_t i = 0; i < n; ++i) {
-      const double want = i < n_plus ? plus[i] : minus[i - n_plus];
-      worst = std::max(worst, std::abs(r.sigma[i] * r.sigma[i] - want * want) / (want * want));
-    }
-    std::printf("HSVD %s: max relative error of the eigenvalues sigma^2 J: %.2e\n",
-                variant == Variant::Pointwise ? "pointwise" : "full block", worst);
-    // Measured 2.6e-14 and 3.3e-14 (about n eps: G is rounded to double after it is formed).
-    EXPECT_LT(worst, 30 * static_cast<double>(n) * kEps);
   }
 }
 

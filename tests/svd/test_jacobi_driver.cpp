@@ -358,7 +358,7 @@ TYPED_TEST(Driver, ExtremeScalesScaleTheValues) {
 // Row-graded A = D B (D spanning 1e-12..1, B random) and its column-graded transpose B^T D have
 // the same singular values. One-sided Jacobi is relatively accurate on column scaling by itself;
 // on row scaling only through the preprocessing's row sort (xGEJSV's row pivoting): without it,
-// A's smallest values came out with relative errors up to 1.5e-4 (measured; with it <= 1e-15).
+// A's smallest values came out with relative errors up to 1.5e-4 (measured).
 TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
   const index_t n = 12;
   const std::vector<double> b = random_matrix<double>(n, n, 21);
@@ -377,7 +377,9 @@ TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
     double worst = 0;
     for (index_t i = 0; i < n; ++i)
       worst = std::max(worst, std::abs(r.sigma[i] - c.sigma[i]) / c.sigma[i]);
-    EXPECT_LT(worst, 8 * n * eps<double>()) << "variant " << static_cast<int>(variant);
+    // Measured: about 1e-15 in Release, 3.9e-14 (15 n eps) in the ASan build (other code
+    // generation); without the row sort 4.7e-7.
+    EXPECT_LT(worst, 64 * n * eps<double>()) << "variant " << static_cast<int>(variant);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "shiftop/core/error.hpp"
 #include "svd/blocked.hpp"
 #include "svd/column_norms.hpp"
+#include "svd/driver_checks.hpp"
 #include "svd/householder.hpp"
 #include "svd/pointwise.hpp"
 #include "svd/preprocess.hpp"
@@ -24,9 +25,11 @@ namespace shiftop::svd {
 
 namespace {
 
+using detail::check_entries;
 using detail::conj_of;
+using detail::kDefaultMaxSweeps;
+using detail::validate_sizes;
 
-constexpr int kDefaultMaxSweeps = 60;
 // Block width and the pointwise/full-block switch of Variant::Auto, from bench/jacobi_svd_cpu.cpp
 // on the idle 2-core development VM (AMD EPYC, AVX-512; bench/results/issue15-cpu-2026-11-23/):
 // the pointwise method was the fastest variant at every n = 128..1024, random and graded, one and
@@ -37,56 +40,6 @@ constexpr int kDefaultMaxSweeps = 60;
 // (not measured above 1024) and blocks beyond, where the matrix is far outside the caches.
 constexpr index_t kDefaultBlockWidth = 48;
 constexpr index_t kAutoBlockedFrom = 2048;
-
-template <class T>
-bool is_finite(T x) {
-  if constexpr (detail::kIsComplex<T>)
-    return std::isfinite(x.real()) && std::isfinite(x.imag());
-  else
-    return std::isfinite(x);
-}
-
-template <class T>
-Real<T> max_abs_part(T x) {
-  if constexpr (detail::kIsComplex<T>)
-    return std::max(std::abs(x.real()), std::abs(x.imag()));
-  else
-    return std::abs(x);
-}
-
-void validate_sizes(index_t m, index_t n, index_t lda, const JacobiOptions& options) {
-  require(m >= 1 && n >= 1, "svd: expected a matrix of at least 1 x 1, got {} x {}", m, n);
-  require(lda >= m, "lda: expected >= m = {}, got {}", m, lda);
-  require(options.n_plus >= -1 && options.n_plus <= n, "n_plus: expected -1 (SVD) or 0..{}, got {}",
-          n, options.n_plus);
-  require(options.n_plus < 0 || m >= n,
-          "n_plus: the hyperbolic SVD needs m >= n (J acts on the columns), got {} x {}", m, n);
-  require(options.block_width >= 0, "block_width: expected >= 0 (0: chosen from n), got {}",
-          options.block_width);
-  require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
-          options.threads);
-  require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
-          kDefaultMaxSweeps, options.max_sweeps);
-  require(options.rank_tolerance >= 0 && options.rank_tolerance < 1,
-          "rank_tolerance: expected 0 (keep every nonzero R_kk) or a value in (0, 1), got {}",
-          options.rank_tolerance);
-}
-
-// Throws for the first non-finite entry (column by column); returns max |Re|, |Im| over entries.
-template <class T>
-Real<T> check_entries(const T* a, index_t m, index_t n, index_t lda, const std::string& where) {
-  Real<T> big = 0;
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i) {
-      const T x = a[i + j * lda];
-      if (!is_finite(x)) {
-        const bool nan = std::isnan(std::real(x)) || std::isnan(std::imag(x));
-        fail("{}entry ({}, {}) is {}; expected finite entries", where, i, j, nan ? "nan" : "inf");
-      }
-      big = std::max(big, max_abs_part(x));
-    }
-  return big;
-}
 
 // Runs the chosen variant on G (rows x cols, leading dimension rows), accumulating into V
 // (cols x cols) when v is not null.
@@ -296,10 +249,7 @@ template <class T>
 BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, index_t n, index_t lda,
                                       index_t stride, const JacobiOptions& options) {
   validate_sizes(m, n, lda, options);
-  require(batch >= 0, "batch: expected >= 0, got {}", batch);
-  require(batch <= 1 || stride >= lda * n, "stride: expected >= lda * n = {}, got {}", lda * n,
-          stride);
-  require(batch == 0 || a != nullptr, "a: expected a matrix, got a null pointer");
+  detail::validate_batch(batch, n, lda, stride, a);
   std::vector<Real<T>> max_entry(static_cast<std::size_t>(batch));
   for (index_t b = 0; b < batch; ++b)
     max_entry[b] = check_entries(a + b * stride, m, n, lda, fmt::format("a: matrix {}: ", b));

@@ -47,6 +47,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/host_device.hpp"
+
 namespace shiftop::svd::detail {
 
 /// The parameters of a rotation (2.13) (hyperbolic: (2.14)); cosine == 1 marks a rotation that is
@@ -59,7 +61,7 @@ struct Rotation {
 
 /// The unit roundoff, the thesis' epsilon (2^-53 for double).
 template <class R>
-constexpr R unit_roundoff() {
+SHIFTOP_HOST_DEVICE constexpr R unit_roundoff() {
   return std::numeric_limits<R>::epsilon() / 2;
 }
 
@@ -69,7 +71,7 @@ constexpr R unit_roundoff() {
 /// overflow); |ct phi| >= sqrt(2/eps) gives cs = 1; a hyperbolic |coth 2phi| that is numerically 1
 /// (or below 1 by rounding) is replaced by 5/4 (the thesis' [79]), keeping its sign.
 template <class R>
-Rotation<R> rotation_from_cot2(R cot2, bool hyperbolic) {
+SHIFTOP_HOST_DEVICE Rotation<R> rotation_from_cot2(R cot2, bool hyperbolic) {
   const R t = hyperbolic ? R(-1) : R(1);
   const R sqrt_eps = std::sqrt(unit_roundoff<R>());
   const R large = std::sqrt(R(2) / unit_roundoff<R>());
@@ -93,7 +95,7 @@ Rotation<R> rotation_from_cot2(R cot2, bool hyperbolic) {
 /// The rotation that annihilates the (p, q) entry of G^H G, from the column norms' ratio
 /// r = nu_q / nu_p (> 0, finite) and |a|, the absolute cosine of the columns' angle (> 0).
 template <class R>
-Rotation<R> rotation_from_norms(R ratio, R abs_cosine, bool hyperbolic) {
+SHIFTOP_HOST_DEVICE Rotation<R> rotation_from_norms(R ratio, R abs_cosine, bool hyperbolic) {
   const R numerator = hyperbolic ? -(ratio + 1 / ratio) : ratio - 1 / ratio;
   return rotation_from_cot2(numerator / (2 * abs_cosine), hyperbolic);
 }
@@ -108,8 +110,8 @@ struct PairValues {
 /// The factors f_p, f_q of the predicted new squared norms, nu_p'^2 = f_p nu_p^2 and
 /// nu_q'^2 = f_q nu_q^2 (see the derivation above; clamped at 0 against rounding, as dgsvj0 does).
 template <class R>
-PairValues<R> predicted_norm_factors(const Rotation<R>& rotation, R ratio, R abs_cosine,
-                                     bool hyperbolic) {
+SHIFTOP_HOST_DEVICE PairValues<R> predicted_norm_factors(const Rotation<R>& rotation, R ratio,
+                                                         R abs_cosine, bool hyperbolic) {
   const R tangent_cosine = rotation.tangent * abs_cosine;
   const R t = hyperbolic ? R(-1) : R(1);
   return {std::fmax(R(0), std::fma(-t * tangent_cosine, ratio, R(1))),
@@ -119,8 +121,8 @@ PairValues<R> predicted_norm_factors(const Rotation<R>& rotation, R ratio, R abs
 /// The predicted new diagonal of G^H G after the rotation computed from |h_pq| (h_pq real and
 /// nonnegative after the phase is taken out): h'_pp = h_pp - t tn |h_pq|, h'_qq = h_qq + tn |h_pq|.
 template <class R>
-PairValues<R> predicted_diagonal(const Rotation<R>& rotation, R h_pp, R h_qq, R abs_h_pq,
-                                 bool hyperbolic) {
+SHIFTOP_HOST_DEVICE PairValues<R> predicted_diagonal(const Rotation<R>& rotation, R h_pp, R h_qq,
+                                                     R abs_h_pq, bool hyperbolic) {
   const R t = hyperbolic ? R(-1) : R(1);
   return {std::fma(-t * rotation.tangent, abs_h_pq, h_pp),
           std::fma(rotation.tangent, abs_h_pq, h_qq)};

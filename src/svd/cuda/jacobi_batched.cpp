@@ -1,0 +1,274 @@
+// The GPU driver of the batched Jacobi (H)SVD (shiftop/svd/jacobi_gpu.hpp): the checks shared with
+// the CPU driver (svd/driver_checks.hpp), the batch's choices (preprocessing, which of X and W
+// the vectors need, the lanes per group and threads per block), the device buffers, the strategy
+// table, the three stages (svd/cuda/batched_kernels.hpp) on the context's stream, and the reports.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "backend/cuda/check.hpp"
+#include "backend/cuda/context.cuh"
+#include "shiftop/svd/jacobi_gpu.hpp"
+#include "shiftop/svd/strategy.hpp"
+#include "svd/cuda/batched_kernels.hpp"
+#include "svd/driver_checks.hpp"
+#include "svd/householder.hpp"
+
+namespace shiftop::svd {
+namespace {
+
+using gpu_kernels::Batch;
+using gpu_kernels::DeviceType;
+using gpu_kernels::MatrixReport;
+using gpu_kernels::Preprocessing;
+
+void check_gpu_options(const JacobiOptions& options) {
+  require(options.variant == Variant::Auto || options.variant == Variant::Pointwise,
+          "variant: the GPU runs the pointwise method (auto or pointwise); the blocked variants "
+          "run on the CPU only");
+  require(options.rank_tolerance == 0,
+          "rank_tolerance: the GPU keeps every singular value (0); a positive tolerance is "
+          "supported on the CPU only, got {}",
+          options.rank_tolerance);
+}
+
+// Lanes per group: about four rows of G per lane, 4..32.
+int lanes_for(index_t rows) {
+  int lanes = 4;
+  while (lanes < 32 && 4 * lanes < rows)
+    lanes *= 2;
+  return lanes;
+}
+
+template <class V>
+V* buffer(cuda::DeviceMemory& memory, const gpu::Context& context, std::size_t count) {
+  memory = cuda::allocate(context, count * sizeof(V));
+  return memory.as<V>();
+}
+
+// The largest dynamic shared memory a block may opt in to, less room for the kernels' own
+// static shared variables.
+std::size_t shared_limit(const gpu::Context& context) {
+  int bytes = 0;
+  SHIFTOP_CUDA_CHECK(
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, context.device()));
+  return static_cast<std::size_t>(bytes) - 1024;
+}
+
+// Replaces the columns of zero singular values (sorted last) of the matrices' X-derived output by
+// an orthonormal completion on the host, as the CPU driver does: X has zero columns there.
+template <class T>
+void complete_zero_columns(const std::vector<Real<T>>& sigma, index_t batch, index_t rows,
+                           index_t cols, T* device, cudaStream_t stream) {
+  std::vector<T> host(static_cast<std::size_t>(rows * cols));
+  for (index_t b = 0; b < batch; ++b) {
+    std::vector<bool> zero(static_cast<std::size_t>(cols));
+    bool any = false;
+    for (index_t j = 0; j < cols; ++j)
+      any |= zero[j] = !(sigma[b * cols + j] > 0);
+    if (!any) continue;
+    T* matrix = device + b * rows * cols;
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(host.data(), matrix, host.size() * sizeof(T),
+                                       cudaMemcpyDeviceToHost, stream));
+    SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    detail::complete_orthonormal(host.data(), rows, cols, rows, zero);
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(matrix, host.data(), host.size() * sizeof(T),
+                                       cudaMemcpyHostToDevice, stream));
+  }
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace
+
+template <class T>
+std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, const T* a,
+                                               index_t batch, index_t m, index_t n, index_t lda,
+                                               index_t stride, const DeviceJacobiOutput<T>& out,
+                                               const JacobiOptions& options) {
+  using V = DeviceType<T>;
+  detail::validate_sizes(m, n, lda, options);
+  detail::validate_batch(batch, n, lda, stride, a);
+  check_gpu_options(options);
+  require(batch == 0 || out.sigma != nullptr, "sigma: expected an output array, got null");
+  require(batch == 0 || !options.compute_u || out.u != nullptr,
+          "u: compute_u is set: expected an output array, got null");
+  require(batch == 0 || !options.compute_v || out.v != nullptr,
+          "v: compute_v is set: expected an output array, got null");
+  if (batch == 0) return {};
+  context.activate();
+  const cudaStream_t stream = cuda::stream_of(context);
+
+  Batch<T> plan;
+  plan.count = batch;
+  plan.m = m, plan.n = n, plan.lda = lda, plan.stride = batch > 1 ? stride : lda * n;
+  plan.a = reinterpret_cast<const V*>(a);
+  plan.wide = m < n;
+  plan.rows = std::max(m, n);
+  plan.cols = std::min(m, n);
+  plan.n_plus = static_cast<int>(options.n_plus);
+  const bool hyperbolic = options.n_plus >= 0;
+  plan.preprocessing = !options.preprocess     ? Preprocessing::None
+                       : !hyperbolic           ? Preprocessing::PivotedQr
+                       : plan.rows > plan.cols ? Preprocessing::UnpivotedQr
+                                               : Preprocessing::None;
+  const bool qr = plan.preprocessing != Preprocessing::None;
+  const bool transposed = plan.preprocessing == Preprocessing::PivotedQr;
+  plan.g_rows = qr ? plan.cols : plan.rows;
+  // U', V' of A' (A' = A^H when wide); which of W and X they come from (svd/preprocess.hpp).
+  const bool want_u = plan.wide ? options.compute_v : options.compute_u;
+  const bool want_v = plan.wide ? options.compute_u : options.compute_v;
+  const bool accumulate = transposed ? want_u : want_v;
+  plan.keep_x = transposed ? want_v : want_u;
+  plan.max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : detail::kDefaultMaxSweeps;
+
+  const Strategy strategy = Strategy::create(options.strategy, plan.cols);
+  plan.steps = static_cast<int>(strategy.steps());
+  for (index_t s = 0; s < strategy.steps(); ++s)
+    plan.pairs_per_step = std::max(plan.pairs_per_step, static_cast<int>(strategy.step(s).size()));
+  std::vector<int2> pairs(static_cast<std::size_t>(std::max(1, plan.steps * plan.pairs_per_step)),
+                          int2{-1, -1});
+  for (index_t s = 0; s < strategy.steps(); ++s) {
+    const auto step = strategy.step(s);
+    for (std::size_t k = 0; k < step.size(); ++k)
+      pairs[s * plan.pairs_per_step + k] = int2{step[k].p, step[k].q};
+  }
+  plan.lanes = lanes_for(plan.g_rows);
+  const int groups = std::clamp(std::max(plan.pairs_per_step, 1), 1, 512 / plan.lanes);
+  plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
+
+  const auto count = static_cast<std::size_t>(batch);
+  const auto rows = static_cast<std::size_t>(plan.rows), cols = static_cast<std::size_t>(plan.cols);
+  cuda::DeviceMemory pairs_memory, qr_memory, tau_memory, col_perm_memory, row_perm_memory,
+      keys_memory, g_memory, w_memory, order_memory, reports_memory, scratch_memory;
+  plan.pairs = buffer<int2>(pairs_memory, context, pairs.size());
+  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(pairs_memory.as<int2>(), pairs.data(),
+                                     pairs.size() * sizeof(int2), cudaMemcpyHostToDevice, stream));
+  if (qr) plan.qr = buffer<V>(qr_memory, context, count * rows * cols);
+  if (qr && want_u) plan.tau = buffer<V>(tau_memory, context, count * cols);
+  if (transposed) {
+    plan.col_perm = buffer<std::int32_t>(col_perm_memory, context, count * cols);
+    plan.row_perm = buffer<std::int32_t>(row_perm_memory, context, count * rows);
+    plan.row_keys = buffer<double>(keys_memory, context, count * rows);
+  }
+  plan.g = buffer<V>(g_memory, context, count * static_cast<std::size_t>(plan.g_rows) * cols);
+  if (accumulate) plan.w = buffer<V>(w_memory, context, count * cols * cols);
+  plan.order = buffer<std::int32_t>(order_memory, context, count * cols);
+  plan.reports = buffer<MatrixReport>(reports_memory, context, count);
+  plan.sigma = out.sigma;
+  V* scratch = qr && want_u ? buffer<V>(scratch_memory, context, count * rows * cols) : nullptr;
+
+  const std::size_t limit = shared_limit(context);
+  gpu_kernels::launch_preprocess(plan, limit, stream);
+  gpu_kernels::launch_orthogonalize(plan, limit, stream);
+  gpu_kernels::launch_vectors(plan, reinterpret_cast<V*>(out.u), reinterpret_cast<V*>(out.v),
+                              scratch, limit, stream);
+  std::vector<MatrixReport> reports(count);
+  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(reports.data(), plan.reports, count * sizeof(MatrixReport),
+                                     cudaMemcpyDeviceToHost, stream));
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  for (index_t b = 0; b < batch; ++b) {
+    const long long at = reports[b].first_nonfinite;
+    if (at < 0) continue;
+    const index_t i = at % m, j = at / m;
+    T value;
+    SHIFTOP_CUDA_CHECK(
+        cudaMemcpy(&value, a + b * plan.stride + i + j * lda, sizeof(T), cudaMemcpyDeviceToHost));
+    const bool nan = std::isnan(std::real(value)) || std::isnan(std::imag(value));
+    fail("a: matrix {}: entry ({}, {}) is {}; expected finite entries", b, i, j,
+         nan ? "nan" : "inf");
+  }
+  std::vector<JacobiStats> stats(count);
+  for (std::size_t b = 0; b < count; ++b) {
+    stats[b].sweeps = reports[b].sweeps;
+    stats[b].rotations = reports[b].rotations;
+    stats[b].proper_rotations = reports[b].proper_rotations;
+    stats[b].converged = reports[b].converged != 0;
+    stats[b].rank = reports[b].rank;
+  }
+
+  // X has zero columns where sigma is 0 (a rank-deficient matrix): complete that output.
+  T* x_output = transposed ? (want_v ? (plan.wide ? out.u : out.v) : nullptr)
+                           : (want_u ? (plan.wide ? out.v : out.u) : nullptr);
+  if (x_output != nullptr) {
+    std::vector<Real<T>> sigma(count * cols);
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(sigma.data(), out.sigma, sigma.size() * sizeof(Real<T>),
+                                       cudaMemcpyDeviceToHost, stream));
+    SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const index_t x_rows = transposed ? plan.cols : plan.rows;
+    complete_zero_columns<T>(sigma, batch, x_rows, plan.cols, x_output, stream);
+  }
+  return stats;
+}
+
+template <class T>
+BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, index_t batch,
+                                      index_t m, index_t n, index_t lda, index_t stride,
+                                      const JacobiOptions& options) {
+  detail::validate_sizes(m, n, lda, options);
+  detail::validate_batch(batch, n, lda, stride, a);
+  check_gpu_options(options);
+  for (index_t b = 0; b < batch; ++b)
+    detail::check_entries(a + b * stride, m, n, lda, fmt::format("a: matrix {}: ", b));
+
+  const index_t r = std::min(m, n);
+  BatchedJacobiResult<T> result;
+  result.batch = batch;
+  result.m = m;
+  result.n = n;
+  if (batch == 0) return result;
+  context.activate();
+  const cudaStream_t stream = cuda::stream_of(context);
+  // The batch packed (leading dimension m, stride m * n) on the device.
+  const auto packed = static_cast<std::size_t>(m * n);
+  cuda::DeviceMemory a_memory = cuda::allocate(context, batch * packed * sizeof(T));
+  std::vector<T> staging(batch * packed);
+  for (index_t b = 0; b < batch; ++b)
+    for (index_t j = 0; j < n; ++j)
+      std::memcpy(staging.data() + b * packed + j * m, a + b * stride + j * lda, m * sizeof(T));
+  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(a_memory.as<T>(), staging.data(), staging.size() * sizeof(T),
+                                     cudaMemcpyHostToDevice, stream));
+  cuda::DeviceMemory sigma_memory = cuda::allocate(context, batch * r * sizeof(Real<T>));
+  cuda::DeviceMemory u_memory, v_memory;
+  DeviceJacobiOutput<T> out{sigma_memory.as<Real<T>>()};
+  if (options.compute_u) {
+    u_memory = cuda::allocate(context, batch * m * r * sizeof(T));
+    out.u = u_memory.as<T>();
+  }
+  if (options.compute_v) {
+    v_memory = cuda::allocate(context, batch * n * r * sizeof(T));
+    out.v = v_memory.as<T>();
+  }
+  result.stats =
+      jacobi_batched_device(context, a_memory.as<T>(), batch, m, n, m, packed, out, options);
+  const auto download = [&](auto& host, const cuda::DeviceMemory& memory, std::size_t size) {
+    host.resize(size);
+    SHIFTOP_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), memory.as<void>(),
+                        size * sizeof(typename std::decay_t<decltype(host)>::value_type),
+                        cudaMemcpyDeviceToHost, stream));
+  };
+  download(result.sigma, sigma_memory, batch * r);
+  if (options.compute_u) download(result.u, u_memory, batch * m * r);
+  if (options.compute_v) download(result.v, v_memory, batch * n * r);
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+#define SHIFTOP_INSTANTIATE(T)                                                              \
+  template BatchedJacobiResult<T> jacobi_batched<T>(const gpu::Context&, const T*, index_t, \
+                                                    index_t, index_t, index_t, index_t,     \
+                                                    const JacobiOptions&);                  \
+  template std::vector<JacobiStats> jacobi_batched_device<T>(                               \
+      const gpu::Context&, const T*, index_t, index_t, index_t, index_t, index_t,           \
+      const DeviceJacobiOutput<T>&, const JacobiOptions&);
+SHIFTOP_INSTANTIATE(float)
+SHIFTOP_INSTANTIATE(double)
+SHIFTOP_INSTANTIATE(std::complex<float>)
+SHIFTOP_INSTANTIATE(std::complex<double>)
+#undef SHIFTOP_INSTANTIATE
+
+}  // namespace shiftop::svd

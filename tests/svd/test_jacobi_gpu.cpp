@@ -1,0 +1,757 @@
+// The batched one-sided Jacobi (H)SVD on the GPU (shiftop/svd/jacobi_gpu.hpp; label gpu, skipped
+// without a device): singular values of graded matrices (B D and D B, kappa to 1e14) against the
+// __float128 Jacobi of the same matrix (support/quad_reference.hpp) for every strategy, complex
+// and FP32 graded matrices against the reference of their real embedding, the HSVD on the thesis'
+// Lambda(3); U and V orthonormal and A = U S V^H (hyperbolic: A V = U S, V^H J V = J); the GPU
+// against the CPU driver; a batch bit for bit equal to one matrix at a time; tiny, odd, wide,
+// rank-deficient and zero matrices; sizes on both sides of the shared-memory limit; the device API
+// (outputs poisoned with NaN, inputs left untouched, padded layouts); refusals; the empty batch.
+//
+// Bounds: the CPU suite's (test_relative_accuracy.cpp, test_accuracy_quad.cpp,
+// test_jacobi_driver.cpp) times 2, as the GPU sums in another order; set before the first GPU run.
+// Every test prints what it measured.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "shiftop/gpu/context.hpp"
+#include "shiftop/gpu/devices.hpp"
+#include "shiftop/svd/jacobi.hpp"
+#include "shiftop/svd/jacobi_gpu.hpp"
+#include "support/expect_error.hpp"
+#include "support/prescribed_spectra.hpp"
+#include "support/quad_reference.hpp"
+
+namespace {
+
+using shiftop::index_t;
+using shiftop::svd::BatchedJacobiResult;
+using shiftop::svd::DeviceJacobiOutput;
+using shiftop::svd::JacobiOptions;
+using shiftop::svd::JacobiStats;
+using shiftop::svd::Real;
+using shiftop::svd::StrategyKind;
+using shiftop::svd::Variant;
+
+template <class T>
+constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
+
+/// The unit roundoff of T's real type: the "eps" of the bounds in units of n eps.
+template <class T>
+constexpr double unit_roundoff() {
+  return std::numeric_limits<Real<T>>::epsilon() / 2.0;
+}
+
+// Bounds in units of n eps (n: the columns of min(m, n)), the CPU suite's times 2.
+constexpr double kGradedValues = 40;   // test_accuracy_quad: 20 n eps (measured <= 7.5)
+constexpr double kEmbeddedValues = 4;  // test_relative_accuracy, complex and FP32: 2 n eps
+constexpr double kHyperbolic = 32;     // test_relative_accuracy, Lambda(3): 16 n eps
+constexpr double kOrthogonality = 12;  // test_relative_accuracy: 6 n eps (measured <= 1.69)
+constexpr double kResidual = 8;        // test_relative_accuracy: 4 n eps (measured <= 1.08)
+// GPU against CPU, per value relative: the CPU's own bound on random and graded matrices
+// (test_relative_accuracy: 8 n eps) plus the GPU's (twice that).
+constexpr double kAgainstCpu = 24;
+
+constexpr StrategyKind kStrategies[] = {StrategyKind::ReversedRowCyclicClosest,
+                                        StrategyKind::RowCyclicClosest,
+                                        StrategyKind::ModifiedModulus};
+
+const shiftop::gpu::Context& context() {
+  static const std::shared_ptr<shiftop::gpu::Context> shared = shiftop::gpu::Context::create(0);
+  return *shared;
+}
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (shiftop::gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+void cuda_ok(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+/// count elements of T in device memory of the context's GPU.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    context().activate();
+    void* p = nullptr;
+    cuda_ok(cudaMalloc(&p, std::max<std::size_t>(count, 1) * sizeof(T)), "cudaMalloc");
+    data_ = static_cast<T*>(p);
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
+    cuda_ok(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice),
+            "cudaMemcpy to the device");
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(data_); }
+
+  T* get() const { return data_; }
+  /// Every byte 0xFF: NaN in every element of a float, double or complex type.
+  void poison() { cuda_ok(cudaMemset(data_, 0xFF, count_ * sizeof(T)), "cudaMemset"); }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    cuda_ok(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost),
+            "cudaMemcpy to the host");
+    return host;
+  }
+
+ private:
+  std::size_t count_;
+  T* data_ = nullptr;
+};
+
+template <class T>
+std::complex<double> widen(T x) {
+  return {static_cast<double>(std::real(x)), static_cast<double>(std::imag(x))};
+}
+
+template <class T>
+bool is_finite(T x) {
+  return std::isfinite(std::real(x)) && std::isfinite(std::imag(x));
+}
+
+/// count entries, normal(0, 1) (complex: both parts).
+template <class T>
+std::vector<T> random_entries(index_t count, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::vector<T> a(static_cast<std::size_t>(count));
+  for (T& x : a) {
+    if constexpr (kComplex<T>)
+      x = T(static_cast<Real<T>>(normal(rng)), static_cast<Real<T>>(normal(rng)));
+    else
+      x = static_cast<T>(normal(rng));
+  }
+  return a;
+}
+
+template <class T>
+BatchedJacobiResult<T> on_gpu(const std::vector<T>& a, index_t batch, index_t m, index_t n,
+                              index_t lda, index_t stride, const JacobiOptions& options) {
+  return shiftop::svd::jacobi_batched(context(), a.data(), batch, m, n, lda, stride, options);
+}
+
+template <class T>
+BatchedJacobiResult<T> on_cpu(const std::vector<T>& a, index_t batch, index_t m, index_t n,
+                              index_t lda, index_t stride, const JacobiOptions& options) {
+  return shiftop::svd::jacobi_batched(a.data(), batch, m, n, lda, stride, options);
+}
+
+/// ||X^H X - I||_max of the rows x cols column-major x, in double.
+template <class T>
+double orthogonality(const T* x, index_t rows, index_t cols) {
+  double worst = 0;
+  for (index_t i = 0; i < cols; ++i)
+    for (index_t j = i; j < cols; ++j) {
+      std::complex<double> s = 0;
+      for (index_t k = 0; k < rows; ++k)
+        s += std::conj(widen(x[k + i * rows])) * widen(x[k + j * rows]);
+      worst = std::max(worst, std::abs(s - (i == j ? 1.0 : 0.0)));
+    }
+  return worst;
+}
+
+struct Quality {
+  double u = 0, v = 0;  // ||U^H U - I||_max, ||V^H V - I||_max
+  double residual = 0;  // ||A - U S V^H||_F / ||A||_F (absolute for A = 0)
+};
+
+/// The quality of matrix b of a GPU result with U and V, A at a (leading dimension lda).
+template <class T>
+Quality quality(const T* a, index_t m, index_t n, index_t lda, const BatchedJacobiResult<T>& r,
+                index_t b) {
+  const index_t k = std::min(m, n);
+  const Real<T>* sigma = r.sigma.data() + b * k;
+  const T* u = r.u.data() + b * m * k;
+  const T* v = r.v.data() + b * n * k;
+  Quality q{orthogonality(u, m, k), orthogonality(v, n, k), 0};
+  double difference = 0, norm = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < m; ++i) {
+      std::complex<double> usv = 0;
+      for (index_t l = 0; l < k; ++l)
+        usv += widen(u[i + l * m]) * static_cast<double>(sigma[l]) * std::conj(widen(v[j + l * n]));
+      difference += std::norm(widen(a[i + j * lda]) - usv);
+      norm += std::norm(widen(a[i + j * lda]));
+    }
+  q.residual = std::sqrt(norm > 0 ? difference / norm : difference);
+  return q;
+}
+
+/// Checks the quality of matrix b against the bounds, in units of min(m, n) eps; returns it in
+/// those units.
+template <class T>
+Quality expect_quality(const T* a, index_t m, index_t n, index_t lda,
+                       const BatchedJacobiResult<T>& r, index_t b, const std::string& where) {
+  const double n_eps = static_cast<double>(std::min(m, n)) * unit_roundoff<T>();
+  const Quality q = quality(a, m, n, lda, r, b);
+  EXPECT_LT(q.u, kOrthogonality * n_eps) << where << ": U";
+  EXPECT_LT(q.v, kOrthogonality * n_eps) << where << ": V";
+  EXPECT_LT(q.residual, kResidual * n_eps) << where << ": A - U S V^H";
+  return {q.u / n_eps, q.v / n_eps, q.residual / n_eps};
+}
+
+/// max_i |s_i - s*_i| / s*_i over the values of matrix b of both results (0 = 0 counts as exact,
+/// a nonzero value against 0 as infinitely wrong); in units of min(m, n) eps.
+template <class T>
+double relative_difference(const BatchedJacobiResult<T>& gpu, const BatchedJacobiResult<T>& cpu,
+                           index_t b) {
+  const index_t k = std::min(gpu.m, gpu.n);
+  double worst = 0;
+  for (index_t i = b * k; i < (b + 1) * k; ++i) {
+    const double got = gpu.sigma[i], want = cpu.sigma[i];
+    if (want == 0)
+      worst = std::max(worst, got == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+    else
+      worst = std::max(worst, std::abs(got - want) / want);
+  }
+  return worst / (static_cast<double>(k) * unit_roundoff<T>());
+}
+
+/// The same batch on the GPU and the CPU: both converged, every value within kAgainstCpu, and
+/// with U and V the quality of each GPU matrix. Prints the worst of each; returns the GPU result.
+template <class T>
+BatchedJacobiResult<T> expect_like_cpu(const std::string& name, const std::vector<T>& a,
+                                       index_t batch, index_t m, index_t n, index_t lda,
+                                       index_t stride, const JacobiOptions& options) {
+  const auto gpu = on_gpu(a, batch, m, n, lda, stride, options);
+  const auto cpu = on_cpu(a, batch, m, n, lda, stride, options);
+  const index_t k = std::min(m, n);
+  const bool sizes =
+      gpu.batch == batch && gpu.stats.size() == static_cast<std::size_t>(batch) &&
+      gpu.sigma.size() == static_cast<std::size_t>(batch * k) &&
+      gpu.u.size() == (options.compute_u ? static_cast<std::size_t>(batch * m * k) : 0) &&
+      gpu.v.size() == (options.compute_v ? static_cast<std::size_t>(batch * n * k) : 0);
+  EXPECT_TRUE(sizes) << name << ": the result's sizes";
+  if (!sizes || batch == 0) return gpu;
+  double against_cpu = 0;
+  Quality worst;
+  for (index_t b = 0; b < batch; ++b) {
+    const std::string where = name + ", matrix " + std::to_string(b);
+    EXPECT_TRUE(gpu.stats[b].converged) << where;
+    EXPECT_TRUE(cpu.stats[b].converged) << where;
+    EXPECT_EQ(gpu.stats[b].rank, cpu.stats[b].rank) << where;
+    EXPECT_TRUE(std::is_sorted(gpu.sigma.rend() - (b + 1) * k, gpu.sigma.rend() - b * k)) << where;
+    const double difference = relative_difference(gpu, cpu, b);
+    EXPECT_LT(difference, kAgainstCpu) << where << ": sigma against the CPU";
+    against_cpu = std::max(against_cpu, difference);
+    if (options.compute_u && options.compute_v) {
+      const Quality q = expect_quality(a.data() + b * stride, m, n, lda, gpu, b, where);
+      worst = {std::max(worst.u, q.u), std::max(worst.v, q.v),
+               std::max(worst.residual, q.residual)};
+    }
+  }
+  std::printf("%s: sigma against the CPU %.2f n eps", name.c_str(), against_cpu);
+  if (options.compute_u && options.compute_v)
+    std::printf(", U %.2f, V %.2f, residual %.2f n eps", worst.u, worst.v, worst.residual);
+  std::printf(" (sweeps %d)\n", gpu.stats.front().sweeps);
+  return gpu;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relative accuracy against the __float128 reference.
+
+struct GradedCase {
+  std::string name;
+  index_t m, n;
+  std::vector<double> a;  // lda = m
+};
+
+// test_accuracy_quad's D B: normal B, rows scaled by 10^(-12 t), t in [0, 1], shuffled.
+std::vector<double> row_graded(index_t m, index_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::vector<double> a(static_cast<std::size_t>(m * n));
+  for (double& x : a)
+    x = normal(rng);
+  std::vector<double> d(static_cast<std::size_t>(m));
+  for (index_t i = 0; i < m; ++i)
+    d[i] = std::pow(10.0, -12.0 * static_cast<double>(i) / static_cast<double>(m - 1));
+  std::shuffle(d.begin(), d.end(), rng);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < m; ++i)
+      a[i + j * m] *= d[i];
+  return a;
+}
+
+// The matrices (and seeds) of test_accuracy_quad's NextToLapack.GradedMatrices.
+std::vector<GradedCase> graded_cases() {
+  using shiftop::testing::column_graded_matrix;
+  return {{"B D 40x40", 40, 40, column_graded_matrix(40, 40, 12, 1)},
+          {"B D 60x33", 60, 33, column_graded_matrix(60, 33, 12, 2)},
+          {"D B 40x40", 40, 40, row_graded(40, 40, 3)},
+          {"D B 50x31", 50, 31, row_graded(50, 31, 4)}};
+}
+
+using GpuRelativeAccuracy = GpuTest;
+
+TEST_F(GpuRelativeAccuracy, GradedEveryStrategy) {
+  std::printf("| matrix | strategy | kappa | values / (n eps) | U | V | residual | sweeps |\n");
+  for (const GradedCase& c : graded_cases()) {
+    const std::vector<double> want =
+        shiftop::testing::quad_singular_values(c.a.data(), c.m, c.n, c.m);
+    const double n_eps = static_cast<double>(c.n) * unit_roundoff<double>();
+    for (StrategyKind strategy : kStrategies) {
+      const std::string where = c.name + ", " + shiftop::svd::to_string(strategy);
+      JacobiOptions options{.compute_u = true, .compute_v = true};
+      options.strategy = strategy;
+      const auto r = on_gpu(c.a, 1, c.m, c.n, c.m, c.m * c.n, options);
+      ASSERT_EQ(r.sigma.size(), static_cast<std::size_t>(c.n)) << where;
+      EXPECT_TRUE(r.stats[0].converged) << where;
+      double values = 0;
+      for (index_t i = 0; i < c.n; ++i)
+        values = std::max(values, std::abs(r.sigma[i] - want[i]) / want[i]);
+      const Quality q = expect_quality(c.a.data(), c.m, c.n, c.m, r, 0, where);
+      std::printf("| %s | %s | %.1e | %.2f | %.2f | %.2f | %.2f | %d |\n", c.name.c_str(),
+                  shiftop::svd::to_string(strategy).c_str(), want.front() / want.back(),
+                  values / n_eps, q.u, q.v, q.residual, r.stats[0].sweeps);
+      EXPECT_LT(values, kGradedValues * n_eps) << where;
+      // Zero would mean the comparison saw the reference twice.
+      EXPECT_GT(values, 0.0) << where;
+    }
+  }
+}
+
+// Complex and FP32 graded matrices (12 decades in FP64, 5 in FP32) against the __float128
+// reference of their real embedding (each value twice), as test_relative_accuracy does, for
+// every strategy.
+template <class T>
+class GpuGradedAccuracy : public GpuTest {};
+using EmbeddedTypes = ::testing::Types<std::complex<double>, std::complex<float>, float>;
+TYPED_TEST_SUITE(GpuGradedAccuracy, EmbeddedTypes);
+
+TYPED_TEST(GpuGradedAccuracy, MatchesTheEmbeddingsReference) {
+  using T = TypeParam;
+  const index_t m = 30, n = 21;
+  const double decades = std::is_same_v<Real<T>, double> ? 12 : 5;
+  const std::vector<T> a = shiftop::testing::column_graded_matrix<T>(m, n, decades, 7);
+  const std::vector<double> embedded = shiftop::testing::real_embedding(a, m, n);
+  const std::vector<double> doubled =
+      shiftop::testing::quad_singular_values(embedded.data(), 2 * m, 2 * n, 2 * m);
+  std::vector<double> want(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    want[i] = doubled[2 * i];
+    ASSERT_LT(std::abs(doubled[2 * i + 1] - want[i]), 1e-25 * want[i]) << i;
+  }
+  const double n_eps = static_cast<double>(n) * unit_roundoff<T>();
+  for (StrategyKind strategy : kStrategies) {
+    JacobiOptions options;
+    options.strategy = strategy;
+    const auto r = on_gpu(a, 1, m, n, m, m * n, options);
+    ASSERT_EQ(r.sigma.size(), static_cast<std::size_t>(n));
+    EXPECT_TRUE(r.stats[0].converged);
+    double worst = 0;
+    for (index_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::abs(static_cast<double>(r.sigma[i]) - want[i]) / want[i]);
+    std::printf("%s %s: max relative error %.2e = %.2f n eps (kappa %.1e)\n",
+                ::testing::internal::GetTypeName<T>().c_str(),
+                shiftop::svd::to_string(strategy).c_str(), worst, worst / n_eps,
+                want.front() / want.back());
+    EXPECT_LT(worst, kEmbeddedValues * n_eps) << shiftop::svd::to_string(strategy);
+    EXPECT_GT(worst, 0.0) << shiftop::svd::to_string(strategy);
+  }
+}
+
+// The hyperbolic SVD on the thesis' indefinite Lambda(3) = +-uniform(1e-7, 10), n = 48, as
+// test_relative_accuracy builds it: sigma_i^2 J_ii against the prescribed eigenvalues of G J G^T.
+TEST_F(GpuRelativeAccuracy, HyperbolicLambda3) {
+  const index_t n = 48;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> magnitude(1e-7, 10.0);
+  std::vector<double> lambda(static_cast<std::size_t>(n));
+  for (double& x : lambda)
+    x = (rng() & 1 ? -1.0 : 1.0) * magnitude(rng);
+  const shiftop::testing::JFactor f = shiftop::testing::j_factor_of_spectrum(lambda, 18);
+  std::vector<double> plus, minus;  // |lambda| per sign, descending: the order of the result
+  for (double x : lambda)
+    (x > 0 ? plus : minus).push_back(std::abs(x));
+  ASSERT_EQ(static_cast<index_t>(plus.size()), f.n_plus);
+  std::sort(plus.begin(), plus.end(), std::greater<>());
+  std::sort(minus.begin(), minus.end(), std::greater<>());
+  plus.insert(plus.end(), minus.begin(), minus.end());
+  const double n_eps = static_cast<double>(n) * unit_roundoff<double>();
+  for (StrategyKind strategy : kStrategies) {
+    JacobiOptions options;
+    options.n_plus = f.n_plus;
+    options.strategy = strategy;
+    const auto r = on_gpu(f.g, 1, n, n, n, n * n, options);
+    ASSERT_EQ(r.sigma.size(), static_cast<std::size_t>(n));
+    EXPECT_TRUE(r.stats[0].converged);
+    double worst = 0;
+    for (index_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::abs(r.sigma[i] * r.sigma[i] - plus[i]) / plus[i]);
+    std::printf("HSVD Lambda(3) %s: max |sigma^2 - |lambda|| / |lambda| = %.2e = %.2f n eps\n",
+                shiftop::svd::to_string(strategy).c_str(), worst, worst / n_eps);
+    EXPECT_LT(worst, kHyperbolic * n_eps) << shiftop::svd::to_string(strategy);
+    EXPECT_GT(worst, 0.0) << shiftop::svd::to_string(strategy);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every type: against the CPU driver, batches, shapes.
+
+template <class T>
+class GpuJacobi : public GpuTest {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GpuJacobi, Types);
+
+// Random tall and wide batches and a graded matrix, every strategy, with U and V.
+TYPED_TEST(GpuJacobi, MatchesTheCpu) {
+  using T = TypeParam;
+  for (StrategyKind strategy : kStrategies) {
+    JacobiOptions options{.compute_u = true, .compute_v = true};
+    options.strategy = strategy;
+    const std::string name = shiftop::svd::to_string(strategy);
+    expect_like_cpu(name + ", 37x29 batch 4", random_entries<T>(4 * 37 * 29, 1), 4, 37, 29, 37,
+                    37 * 29, options);
+    expect_like_cpu(name + ", 23x31 batch 2", random_entries<T>(2 * 23 * 31, 2), 2, 23, 31, 23,
+                    23 * 31, options);
+    const double decades = std::is_same_v<Real<T>, double> ? 12 : 5;
+    expect_like_cpu(name + ", B D 40x33",
+                    shiftop::testing::column_graded_matrix<T>(40, 33, decades, 3), 1, 40, 33, 40,
+                    40 * 33, options);
+  }
+}
+
+// The hyperbolic SVD: tall (QR without pivoting on the GPU), square (no preprocessing) and tall
+// unpreprocessed. Each sign part descending, A V = U S with U orthonormal, V^H J V = J, the
+// values against the CPU's. V is not orthogonal: its errors scale with ||V||_max^2, as in
+// test_jacobi_driver (whose bounds in eps = 2 unit roundoffs, times 2, are used here).
+TYPED_TEST(GpuJacobi, HyperbolicStructure) {
+  using T = TypeParam;
+  const double eps = 2 * unit_roundoff<T>();
+  for (const auto& [m, n, n_plus, preprocess] :
+       {std::tuple<index_t, index_t, index_t, bool>{26, 19, 8, true},
+        {19, 19, 7, true},
+        {26, 19, 8, false}}) {
+    const std::vector<T> a = random_entries<T>(m * n, 21);
+    JacobiOptions options{.compute_u = true, .compute_v = true, .n_plus = n_plus};
+    options.preprocess = preprocess;
+    const auto r = on_gpu(a, 1, m, n, m, m * n, options);
+    const auto cpu = on_cpu(a, 1, m, n, m, m * n, options);
+    const std::string where = std::to_string(m) + "x" + std::to_string(n) + " n_plus " +
+                              std::to_string(n_plus) + " preprocess " + std::to_string(preprocess);
+    ASSERT_EQ(r.sigma.size(), static_cast<std::size_t>(n)) << where;
+    ASSERT_EQ(r.u.size(), static_cast<std::size_t>(m * n)) << where;
+    ASSERT_EQ(r.v.size(), static_cast<std::size_t>(n * n)) << where;
+    EXPECT_TRUE(r.stats[0].converged) << where;
+    EXPECT_TRUE(std::is_sorted(r.sigma.rend() - n_plus, r.sigma.rend())) << where;
+    EXPECT_TRUE(std::is_sorted(r.sigma.rbegin(), r.sigma.rend() - n_plus)) << where;
+    double residual = 0, norm = 0, j_error = 0, v_norm = 0;
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i) {
+        std::complex<double> av = 0;
+        for (index_t l = 0; l < n; ++l)
+          av += widen(a[i + l * m]) * widen(r.v[l + j * n]);
+        residual += std::norm(av - widen(r.u[i + j * m]) * static_cast<double>(r.sigma[j]));
+        norm += std::norm(widen(a[i + j * m]));
+      }
+    for (index_t i = 0; i < n; ++i)
+      for (index_t j = 0; j < n; ++j) {
+        std::complex<double> s = 0;
+        for (index_t l = 0; l < n; ++l)
+          s += std::conj(widen(r.v[l + i * n])) * widen(r.v[l + j * n]) * (l < n_plus ? 1.0 : -1.0);
+        const double expected = i == j ? (i < n_plus ? 1.0 : -1.0) : 0.0;
+        j_error = std::max(j_error, std::abs(s - expected));
+        v_norm = std::max(v_norm, std::norm(widen(r.v[i + j * n])));
+      }
+    double against_cpu = 0;
+    for (index_t i = 0; i < n; ++i)
+      against_cpu = std::max(against_cpu, std::abs(static_cast<double>(r.sigma[i] - cpu.sigma[i])) /
+                                              static_cast<double>(cpu.sigma[i]));
+    residual = std::sqrt(residual / norm);
+    const double u_error = orthogonality(r.u.data(), m, n);
+    std::printf(
+        "HSVD %s: residual %.2f, V^H J V - J %.2f, U %.2f eps (||V||_max^2 %.1f); sigma against "
+        "the CPU %.2f n eps\n",
+        where.c_str(), residual / eps, j_error / eps, u_error / eps, v_norm,
+        against_cpu / (static_cast<double>(n) * unit_roundoff<T>()));
+    EXPECT_LE(residual, 80 * eps * (1 + v_norm)) << where;
+    EXPECT_LE(j_error, 200 * eps * (1 + v_norm)) << where;
+    EXPECT_LE(u_error, 80 * eps) << where;
+    EXPECT_LT(against_cpu, kAgainstCpu * static_cast<double>(n) * unit_roundoff<T>() * (1 + v_norm))
+        << where;
+  }
+}
+
+// Five different matrices in one batch (padded: lda > m, stride > lda n; one with a zero column,
+// completed on the host) against five calls with a batch of one: each matrix is one independent
+// thread block, so the results are the same bit for bit. Tall and wide.
+TYPED_TEST(GpuJacobi, BatchedEqualsOneAtATime) {
+  using T = TypeParam;
+  const index_t batch = 5;
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{40, 27}, {19, 31}}) {
+    const index_t lda = m + 3, stride = lda * n + 5;
+    std::vector<T> a = random_entries<T>(batch * stride, 9);
+    // Matrix 3 gets rank min(m, n) - 1: a zero column when tall, a zero row when wide.
+    for (index_t e = 0; e < (m >= n ? m : n); ++e)
+      a[3 * stride + (m >= n ? e + 4 * lda : 4 + e * lda)] = T(0);
+    const JacobiOptions options{.compute_u = true, .compute_v = true};
+    const auto all = on_gpu(a, batch, m, n, lda, stride, options);
+    const index_t k = std::min(m, n);
+    ASSERT_EQ(all.sigma.size(), static_cast<std::size_t>(batch * k));
+    ASSERT_EQ(all.u.size(), static_cast<std::size_t>(batch * m * k));
+    ASSERT_EQ(all.v.size(), static_cast<std::size_t>(batch * n * k));
+    EXPECT_EQ(all.stats[3].rank, k - 1);
+    for (index_t b = 0; b < batch; ++b) {
+      const std::vector<T> one_matrix(a.begin() + b * stride, a.begin() + b * stride + lda * n);
+      const auto one = on_gpu(one_matrix, 1, m, n, lda, lda * n, options);
+      const std::string where =
+          std::to_string(m) + "x" + std::to_string(n) + ", matrix " + std::to_string(b);
+      EXPECT_TRUE(std::equal(one.sigma.begin(), one.sigma.end(), all.sigma.begin() + b * k))
+          << where;
+      EXPECT_TRUE(std::equal(one.u.begin(), one.u.end(), all.u.begin() + b * m * k)) << where;
+      EXPECT_TRUE(std::equal(one.v.begin(), one.v.end(), all.v.begin() + b * n * k)) << where;
+      EXPECT_EQ(one.stats[0].sweeps, all.stats[b].sweeps) << where;
+      EXPECT_EQ(one.stats[0].rotations, all.stats[b].rotations) << where;
+      EXPECT_EQ(one.stats[0].proper_rotations, all.stats[b].proper_rotations) << where;
+      EXPECT_EQ(one.stats[0].rank, all.stats[b].rank) << where;
+      EXPECT_TRUE(all.stats[b].converged) << where;
+    }
+  }
+}
+
+// Tiny, odd and wide sizes (wide ones through A^H), a batch of 2 each.
+TYPED_TEST(GpuJacobi, OddAndTinySizes) {
+  using T = TypeParam;
+  unsigned seed = 30;
+  for (const auto& [m, n] :
+       {std::pair<index_t, index_t>{1, 1}, {2, 1}, {1, 2}, {33, 17}, {17, 33}, {65, 65}}) {
+    const JacobiOptions options{.compute_u = true, .compute_v = true};
+    const auto r =
+        expect_like_cpu(std::to_string(m) + "x" + std::to_string(n),
+                        random_entries<T>(2 * m * n, seed++), 2, m, n, m, m * n, options);
+    for (const JacobiStats& s : r.stats)
+      EXPECT_EQ(s.rank, std::min(m, n));
+  }
+}
+
+// A 3x3 matrix with a zero column has rank 2 and an exact zero singular value (whose vectors
+// complete U and V); a zero matrix has every value 0 and U, V orthonormal all the same.
+TYPED_TEST(GpuJacobi, ZeroColumnAndZeroMatrix) {
+  using T = TypeParam;
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  std::vector<T> a = random_entries<T>(9, 41);
+  for (index_t i = 0; i < 3; ++i)
+    a[i + 1 * 3] = T(0);
+  const auto r = expect_like_cpu("3x3 with a zero column", a, 1, 3, 3, 3, 9, options);
+  EXPECT_EQ(r.stats[0].rank, 2);
+  EXPECT_EQ(r.sigma[2], Real<T>(0));
+  EXPECT_GT(r.sigma[1], Real<T>(0));
+
+  const double eps = 2 * unit_roundoff<T>();  // test_jacobi_driver's bound 4 eps, times 2
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{3, 2}, {2, 3}, {1, 1}, {7, 7}}) {
+    const std::vector<T> zero(static_cast<std::size_t>(m * n), T(0));
+    const auto z = on_gpu(zero, 1, m, n, m, m * n, options);
+    const std::string where = "zero " + std::to_string(m) + "x" + std::to_string(n);
+    const index_t k = std::min(m, n);
+    ASSERT_EQ(z.sigma.size(), static_cast<std::size_t>(k)) << where;
+    EXPECT_EQ(z.stats[0].rank, 0) << where;
+    EXPECT_TRUE(z.stats[0].converged) << where;
+    for (const Real<T> s : z.sigma)
+      EXPECT_EQ(s, Real<T>(0)) << where;
+    EXPECT_LT(orthogonality(z.u.data(), m, k), 8 * eps) << where;
+    EXPECT_LT(orthogonality(z.v.data(), n, k), 8 * eps) << where;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Both residencies. Each stage keeps its matrices in shared memory when they fit the opt-in
+// limit (Hopper: 227 KB per block, less the kernels' own variables) and works in global memory
+// otherwise; the results must not tell which.
+
+using GpuResidency = GpuTest;
+
+// 64x64 double with U and V: A (32 KB) for the QR, G and W (64 KB) for Jacobi, all shared.
+TEST_F(GpuResidency, SharedMemory) {
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  expect_like_cpu("64x64 double, shared", random_entries<double>(2 * 64 * 64, 50), 2, 64, 64, 64,
+                  64 * 64, options);
+}
+
+// 400x120 double with U and V: the QR's 400x120 (384 KB) in global memory, G (120x120, 115 KB)
+// with W beside it (230 KB together): W in global memory.
+TEST_F(GpuResidency, QrAndRotationsInGlobalMemory) {
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  expect_like_cpu("400x120 double, QR and W global", random_entries<double>(2 * 400 * 120, 51), 2,
+                  400, 120, 400, 400 * 120, options);
+}
+
+// 130x130 complex<double>: G alone is 270 KB, global with or without W; values only and with
+// vectors give the same values within rounding.
+TEST_F(GpuResidency, GInGlobalMemory) {
+  using T = std::complex<double>;
+  const std::vector<T> a = random_entries<T>(2 * 130 * 130, 52);
+  const auto values = expect_like_cpu("130x130 complex<double>, values only, G global", a, 2, 130,
+                                      130, 130, 130 * 130, JacobiOptions{});
+  const auto both =
+      expect_like_cpu("130x130 complex<double>, U and V, G and W global", a, 2, 130, 130, 130,
+                      130 * 130, JacobiOptions{.compute_u = true, .compute_v = true});
+  for (index_t b = 0; b < 2; ++b)
+    EXPECT_LT(relative_difference(values, both, b), kAgainstCpu) << "matrix " << b;
+}
+
+// Without preprocessing G = A: 300x100 double (240 KB) in global memory, U = X and V = W.
+TEST_F(GpuResidency, UnpreprocessedInGlobalMemory) {
+  JacobiOptions options{.compute_u = true, .compute_v = true};
+  options.preprocess = false;
+  expect_like_cpu("300x100 double, no preprocessing, G global",
+                  random_entries<double>(2 * 300 * 100, 53), 2, 300, 100, 300, 300 * 100, options);
+}
+
+// The spectrum's shape: 5000x100 complex<double>, a batch of 3 (QR and U' in global memory, G
+// and W shared), and its transpose 100x5000 (through A^H): the same singular values.
+TEST_F(GpuResidency, SpectrumShapeAndItsTranspose) {
+  using T = std::complex<double>;
+  const index_t batch = 3, m = 5000, n = 100;
+  const std::vector<T> a = random_entries<T>(batch * m * n, 54);
+  std::vector<T> transposed(a.size());
+  for (index_t b = 0; b < batch; ++b)
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i)
+        transposed[b * m * n + j + i * n] = a[b * m * n + i + j * m];
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  const auto tall =
+      expect_like_cpu("5000x100 complex<double> batch 3", a, batch, m, n, m, m * n, options);
+  const auto wide = expect_like_cpu("100x5000 complex<double> batch 3", transposed, batch, n, m, n,
+                                    m * n, options);
+  for (index_t b = 0; b < batch; ++b)
+    EXPECT_LT(relative_difference(wide, tall, b), kAgainstCpu) << "A^T against A, matrix " << b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The device API.
+
+// Device arrays with lda > m and stride > lda n, the padding and the gaps NaN (never read),
+// outputs poisoned with NaN: every output entry written, the input's bytes unchanged, the results
+// bit for bit those of the host API (which packs the same matrices). Tall and wide.
+TYPED_TEST(GpuJacobi, DeviceArrays) {
+  using T = TypeParam;
+  const index_t batch = 3;
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{23, 17}, {17, 23}}) {
+    const index_t lda = m + 3, stride = lda * n + 7, k = std::min(m, n);
+    std::vector<T> a = random_entries<T>(batch * stride, 60);
+    const T nan(std::numeric_limits<Real<T>>::quiet_NaN());
+    for (index_t e = 0; e < batch * stride; ++e) {
+      const index_t in_matrix = e % stride;
+      if (in_matrix >= lda * n || in_matrix % lda >= m) a[e] = nan;
+    }
+    const std::string where = std::to_string(m) + "x" + std::to_string(n);
+    const JacobiOptions options{.compute_u = true, .compute_v = true};
+    const auto host = on_gpu(a, batch, m, n, lda, stride, options);
+
+    const DeviceBuffer<T> device_a(a);
+    DeviceBuffer<Real<T>> sigma(batch * k);
+    DeviceBuffer<T> u(batch * m * k), v(batch * n * k);
+    sigma.poison();
+    u.poison();
+    v.poison();
+    const std::vector<JacobiStats> stats = shiftop::svd::jacobi_batched_device(
+        context(), device_a.get(), batch, m, n, lda, stride,
+        DeviceJacobiOutput<T>{sigma.get(), u.get(), v.get()}, options);
+    ASSERT_EQ(stats.size(), static_cast<std::size_t>(batch)) << where;
+    const std::vector<Real<T>> got_sigma = sigma.download();
+    const std::vector<T> got_u = u.download(), got_v = v.download();
+    EXPECT_TRUE(std::all_of(got_sigma.begin(), got_sigma.end(), is_finite<Real<T>>)) << where;
+    EXPECT_TRUE(std::all_of(got_u.begin(), got_u.end(), is_finite<T>)) << where;
+    EXPECT_TRUE(std::all_of(got_v.begin(), got_v.end(), is_finite<T>)) << where;
+    EXPECT_TRUE(std::equal(got_sigma.begin(), got_sigma.end(), host.sigma.begin())) << where;
+    EXPECT_TRUE(std::equal(got_u.begin(), got_u.end(), host.u.begin())) << where;
+    EXPECT_TRUE(std::equal(got_v.begin(), got_v.end(), host.v.begin())) << where;
+    for (index_t b = 0; b < batch; ++b) {
+      EXPECT_TRUE(stats[b].converged) << where;
+      EXPECT_EQ(stats[b].rotations, host.stats[b].rotations) << where;
+    }
+    const std::vector<T> after = device_a.download();
+    EXPECT_EQ(std::memcmp(after.data(), a.data(), a.size() * sizeof(T)), 0)
+        << where << ": the input was modified";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals and the empty batch.
+
+using GpuJacobiErrors = GpuTest;
+
+TEST_F(GpuJacobiErrors, BadInputIsNamed) {
+  using shiftop::testing::expect_error;
+  const auto& gpu = context();
+  std::vector<double> a(40);  // two 5x4 matrices, lda 5, stride 20
+  for (index_t e = 0; e < 40; ++e)
+    a[e] = std::sin(static_cast<double>(e + 1));
+  a[20 + 2 + 1 * 5] = std::nan("");
+  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20); },
+               "a: matrix 1: entry (2, 1) is nan");
+  {  // the same found on the device, by the preprocessing kernel
+    const DeviceBuffer<double> device_a(a);
+    DeviceBuffer<double> sigma(2 * 4);
+    expect_error(
+        [&] {
+          shiftop::svd::jacobi_batched_device(gpu, device_a.get(), 2, 5, 4, 5, 20,
+                                              DeviceJacobiOutput<double>{sigma.get()});
+        },
+        "a: matrix 1: entry (2, 1) is nan");
+  }
+  a[20 + 2 + 1 * 5] = 1.0;
+  {  // a wide 3x5 matrix on the device (worked on as A^H): the entry is named in A
+    std::vector<double> wide(15, 0.5);
+    wide[1 + 4 * 3] = -std::numeric_limits<double>::infinity();
+    const DeviceBuffer<double> device_a(wide);
+    DeviceBuffer<double> sigma(3);
+    expect_error(
+        [&] {
+          shiftop::svd::jacobi_batched_device(gpu, device_a.get(), 1, 3, 5, 3, 15,
+                                              DeviceJacobiOutput<double>{sigma.get()});
+        },
+        "a: matrix 0: entry (1, 4) is inf");
+  }
+  JacobiOptions tolerance;
+  tolerance.rank_tolerance = 1e-8;
+  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20, tolerance); },
+               "rank_tolerance: the GPU keeps every singular value");
+  for (Variant variant : {Variant::BlockOriented, Variant::FullBlock}) {
+    JacobiOptions blocked;
+    blocked.variant = variant;
+    expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20, blocked); },
+                 "variant: the GPU runs the pointwise method");
+  }
+  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 0, 4, 5, 20); },
+               "at least 1 x 1, got 0 x 4");
+  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 4, 20); },
+               "lda: expected >= m = 5, got 4");
+  // After the refusals (one of them found on the device) the context still works.
+  const auto r = shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20);
+  EXPECT_TRUE(r.stats[0].converged && r.stats[1].converged);
+}
+
+TEST_F(GpuJacobiErrors, EmptyBatchGivesEmptyResults) {
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  const auto r = shiftop::svd::jacobi_batched<double>(context(), nullptr, 0, 6, 4, 6, 24, options);
+  EXPECT_EQ(r.batch, 0);
+  EXPECT_TRUE(r.sigma.empty() && r.u.empty() && r.v.empty() && r.stats.empty());
+  const auto stats =
+      shiftop::svd::jacobi_batched_device<double>(context(), nullptr, 0, 6, 4, 6, 24, {}, options);
+  EXPECT_TRUE(stats.empty());
+}
+
+}  // namespace

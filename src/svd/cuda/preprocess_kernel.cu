@@ -2,7 +2,7 @@
 // matrix forms G from A' as the CPU driver does (svd/preprocess.hpp, LAPACK's xGEJSV): the rows
 // sorted by decreasing infinity norm, Householder QR with column pivoting and the partial-norm
 // downdating of xLAQP2 (LAWN 176), G = R^H; or QR without pivoting, G = R (HSVD); or G = A'.
-// Groups of lanes own whole columns: each reflector is made by group 0 and applied by every group
+// Groups of lanes own whole columns: each reflector is made by warp 0 and applied by every group
 // to its columns (dot product by a group sum, then the update), one block-wide barrier per column.
 #include <cfloat>
 #include <climits>
@@ -166,13 +166,14 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
         }
       }
     }
-    // The reflector of column k (xLARFG): (alpha, x) -> (beta, 0), beta real.
-    if (groups.index == 0) {
+    // The reflector of column k (xLARFG): (alpha, x) -> (beta, 0), beta real; made by warp 0
+    // (whole warps only: the lane sums shuffle over all 32 lanes).
+    if (tid < 32) {
       V* column = work + k * rows;
       double x_norm2 = 0;
-      for (index_t i = k + 1 + groups.lane; i < rows; i += groups.width)
+      for (index_t i = k + 1 + tid; i < rows; i += 32)
         x_norm2 += abs2(column[i]);
-      x_norm2 = group_sum(x_norm2, groups.width);
+      x_norm2 = group_sum(x_norm2, 32);
       const V alpha = column[k];
       const double ar = real_of(alpha), ai = imag_of(alpha);
       Acc tau{0, 0};
@@ -182,11 +183,11 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
         // 1 / (alpha - beta); |alpha - beta| >= |beta|, no cancellation
         const double dr = ar - beta, d2 = fma(dr, dr, ai * ai);
         const Scalar<R> inverse{static_cast<R>(dr / d2), static_cast<R>(-ai / d2)};
-        for (index_t i = k + 1 + groups.lane; i < rows; i += groups.width)
+        for (index_t i = k + 1 + tid; i < rows; i += 32)
           column[i] = axpy(inverse, column[i], zero<V>());
-        if (groups.lane == 0) column[k] = make<V>(static_cast<R>(beta), R(0));
+        if (tid == 0) column[k] = make<V>(static_cast<R>(beta), R(0));
       }
-      if (groups.lane == 0) {
+      if (tid == 0) {
         tau_k = tau;
         if (batch.tau != nullptr)
           batch.tau[b * cols + k] = make<V>(static_cast<R>(tau.re), static_cast<R>(tau.im));

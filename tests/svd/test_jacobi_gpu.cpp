@@ -576,28 +576,29 @@ TYPED_TEST(GpuJacobi, ZeroColumnAndZeroMatrix) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Both residencies. Each stage keeps its matrices in shared memory when they fit the opt-in
-// limit (Hopper: 227 KB per block, less the kernels' own variables) and works in global memory
-// otherwise; the results must not tell which.
+// Both residencies. Each stage keeps its matrices in shared memory when they fit the opt-in limit
+// (Hopper: 227 KiB per block, less 1 KiB for the kernels' own variables) and works in global
+// memory otherwise; the results must not tell which.
 
 using GpuResidency = GpuTest;
 
-// 64x64 double with U and V: A (32 KB) for the QR, G and W (64 KB) for Jacobi, all shared.
+// 64x64 double with U and V: A (32 KiB) for the QR, G and W (64 KiB) for Jacobi, all shared.
 TEST_F(GpuResidency, SharedMemory) {
   const JacobiOptions options{.compute_u = true, .compute_v = true};
   expect_like_cpu("64x64 double, shared", random_entries<double>(2 * 64 * 64, 50), 2, 64, 64, 64,
                   64 * 64, options);
 }
 
-// 400x120 double with U and V: the QR's 400x120 (384 KB) in global memory, G (120x120, 115 KB)
-// with W beside it (230 KB together): W in global memory.
+// 400x128 double with U and V: the QR's 400x128 (400 KiB) and U' in global memory; G (128 KiB)
+// shared, but not with W beside it (256 KiB together): W in global memory. (At 400x120, G and W,
+// 225 KiB, would just fit.)
 TEST_F(GpuResidency, QrAndRotationsInGlobalMemory) {
   const JacobiOptions options{.compute_u = true, .compute_v = true};
-  expect_like_cpu("400x120 double, QR and W global", random_entries<double>(2 * 400 * 120, 51), 2,
-                  400, 120, 400, 400 * 120, options);
+  expect_like_cpu("400x128 double, QR and W global", random_entries<double>(2 * 400 * 128, 51), 2,
+                  400, 128, 400, 400 * 128, options);
 }
 
-// 130x130 complex<double>: G alone is 270 KB, global with or without W; values only and with
+// 130x130 complex<double>: G alone is 264 KiB, global with or without W; values only and with
 // vectors give the same values within rounding.
 TEST_F(GpuResidency, GInGlobalMemory) {
   using T = std::complex<double>;
@@ -611,7 +612,8 @@ TEST_F(GpuResidency, GInGlobalMemory) {
     EXPECT_LT(relative_difference(values, both, b), kAgainstCpu) << "matrix " << b;
 }
 
-// Without preprocessing G = A: 300x100 double (240 KB) in global memory, U = X and V = W.
+// Without preprocessing G = A: 300x100 double (234 KiB) in global memory, and W with it; U = X
+// and V = W.
 TEST_F(GpuResidency, UnpreprocessedInGlobalMemory) {
   JacobiOptions options{.compute_u = true, .compute_v = true};
   options.preprocess = false;
@@ -620,7 +622,7 @@ TEST_F(GpuResidency, UnpreprocessedInGlobalMemory) {
 }
 
 // The spectrum's shape: 5000x100 complex<double>, a batch of 3 (QR and U' in global memory, G
-// and W shared), and its transpose 100x5000 (through A^H): the same singular values.
+// (156 KiB) shared, W global), and its transpose 100x5000 (through A^H): the same singular values.
 TEST_F(GpuResidency, SpectrumShapeAndItsTranspose) {
   using T = std::complex<double>;
   const index_t batch = 3, m = 5000, n = 100;
@@ -666,6 +668,9 @@ TYPED_TEST(GpuJacobi, DeviceArrays) {
     sigma.poison();
     u.poison();
     v.poison();
+    // The copy and the poisoning went to the legacy default stream, which the context's
+    // non-blocking stream does not wait for by itself.
+    context().wait_for(nullptr);
     const std::vector<JacobiStats> stats = shiftop::svd::jacobi_batched_device(
         context(), device_a.get(), batch, m, n, lda, stride,
         DeviceJacobiOutput<T>{sigma.get(), u.get(), v.get()}, options);
@@ -705,6 +710,7 @@ TEST_F(GpuJacobiErrors, BadInputIsNamed) {
   {  // the same found on the device, by the preprocessing kernel
     const DeviceBuffer<double> device_a(a);
     DeviceBuffer<double> sigma(2 * 4);
+    gpu.wait_for(nullptr);  // after the copy on the default stream
     expect_error(
         [&] {
           shiftop::svd::jacobi_batched_device(gpu, device_a.get(), 2, 5, 4, 5, 20,
@@ -718,6 +724,7 @@ TEST_F(GpuJacobiErrors, BadInputIsNamed) {
     wide[1 + 4 * 3] = -std::numeric_limits<double>::infinity();
     const DeviceBuffer<double> device_a(wide);
     DeviceBuffer<double> sigma(3);
+    gpu.wait_for(nullptr);
     expect_error(
         [&] {
           shiftop::svd::jacobi_batched_device(gpu, device_a.get(), 1, 3, 5, 3, 15,

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "backend/cuda/check.hpp"
+#include "core/poison.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
@@ -262,9 +263,18 @@ struct Problem {
 
   Problem(const Config& config, index_t rank) : c(config), r(rank) {}
   std::size_t matrix_size() const { return static_cast<std::size_t>(c.m * c.n); }
+  // cudaMemcpy between device buffers returns before the copy is done, and the methods' streams
+  // do not wait for the legacy stream: hence the synchronisations after every upload and copy.
   void restore(index_t count) const {
     SHIFTOP_CUDA_CHECK(cudaMemcpy(scratch.get(), pristine.get(), count * matrix_size() * sizeof(T),
                                   cudaMemcpyDeviceToDevice));
+    SHIFTOP_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  void upload(const std::vector<T>& host) {
+    pristine = DeviceArray<T>(host.size());
+    SHIFTOP_CUDA_CHECK(
+        cudaMemcpy(pristine.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    SHIFTOP_CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<Real<T>> sigma_of(index_t b) const {
     std::vector<Real<T>> s(static_cast<std::size_t>(r));
@@ -389,6 +399,7 @@ class PerMatrix {
     SHIFTOP_CUDA_CHECK(cudaMemcpy(p_.scratch.get() + b * p_.matrix_size(),
                                   p_.pristine.get() + b * p_.matrix_size(),
                                   p_.matrix_size() * sizeof(T), cudaMemcpyDeviceToDevice));
+    SHIFTOP_CUDA_CHECK(cudaDeviceSynchronize());
     solve(lane, b);
     SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(lane.stream));
     int sweeps = 0;
@@ -505,10 +516,8 @@ std::vector<std::vector<double>> reference_sigma(const Config& c, const std::vec
     fp64.batch = k;
     fp64.vectors = false;
     Problem<W> p{fp64, r};
-    p.pristine = DeviceArray<W>(wide.size());
+    p.upload(wide);
     p.scratch = DeviceArray<W>(wide.size());
-    SHIFTOP_CUDA_CHECK(
-        cudaMemcpy(p.pristine.get(), wide.data(), wide.size() * sizeof(W), cudaMemcpyHostToDevice));
     p.restore(k);
     std::vector<Lane<W>> lanes(1);
     PerMatrix<W> runner(p, lanes, false, k);
@@ -545,9 +554,7 @@ template <class T>
 nlohmann::json run(const Config& c) {
   const std::vector<T> host = make_batch<T>(c);
   Problem<T> p{c, std::min(c.m, c.n)};
-  p.pristine = DeviceArray<T>(host.size());
-  SHIFTOP_CUDA_CHECK(
-      cudaMemcpy(p.pristine.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  p.upload(host);
   const bool per_matrix = std::any_of(c.methods.begin(), c.methods.end(),
                                       [](const auto& m) { return m == "gesvdj" || m == "gesvd"; });
   const bool overwrites = per_matrix || std::count(c.methods.begin(), c.methods.end(),
@@ -673,6 +680,8 @@ int main(int argc, char** argv) {
     result["streams"] = c.streams;
     result["reps"] = c.reps;
     result["warmup"] = c.warmup;
+    // A test build fills every workspace shiftop allocates with NaN, inside its timed calls.
+    result["poisoned_workspaces"] = shiftop::kPoisonWorkspaces;
     result["reference"] = c.reference == "cpu"     ? "shiftop CPU jacobi FP64"
                           : c.reference == "gesvd" ? "cuSOLVER gesvd FP64"
                                                    : "none";

@@ -11,6 +11,8 @@
 // shiftop not converged). The per-matrix methods can time only the first --timed-matrices
 // matrices and scale linearly to the batch (said in the output as timed_matrices). One summary
 // line per method (stderr with --json, else stdout); with --json one JSON object on stdout.
+// A method that fails is recorded with its error and the exit status is 3; bad options exit 2
+// (CLI11's own checks with its codes), a failure before the methods run 1.
 // bench/run_jacobi_svd_gpu.py runs it over the issue's cases.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -575,10 +577,19 @@ nlohmann::json run(const Config& c) {
   nlohmann::json methods = nlohmann::json::array();
   FILE* human = c.json ? stderr : stdout;
   for (const std::string& method : c.methods) {
-    Outcome o = method == "shiftop" ? run_shiftop(p)
-                : method == "gesvdj_batched"
-                    ? run_gesvdj_batched(p, lanes.front())
-                    : run_per_matrix(p, lanes, method == "gesvdj", timed, samples);
+    // A method that fails is recorded and the others still run (a sticky CUDA error fails them
+    // too, each with its message).
+    Outcome o;
+    try {
+      o = method == "shiftop" ? run_shiftop(p)
+          : method == "gesvdj_batched"
+              ? run_gesvdj_batched(p, lanes.front())
+              : run_per_matrix(p, lanes, method == "gesvdj", timed, samples);
+    } catch (const std::exception& e) {
+      std::fprintf(human, "%-15s failed: %s\n", method.c_str(), e.what());
+      methods.push_back({{"method", method}, {"error", e.what()}});
+      continue;
+    }
     if (!reference.empty()) o.relative_error = relative_error(p, samples, reference);
     std::vector<float> sorted = o.ms;
     std::sort(sorted.begin(), sorted.end());
@@ -686,6 +697,8 @@ int main(int argc, char** argv) {
                           : c.reference == "gesvd" ? "cuSOLVER gesvd FP64"
                                                    : "none";
     if (c.json) std::printf("%s\n", result.dump().c_str());
+    for (const auto& entry : result["methods"])
+      if (entry.contains("error")) return 3;  // the others' results are printed
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_jacobi_svd_gpu: %s\n", e.what());
     return 1;

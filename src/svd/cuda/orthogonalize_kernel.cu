@@ -110,7 +110,9 @@ __global__ void orthogonalize_kernel(Batch<T> batch, bool g_in_shared, bool w_in
         const index_t p = active ? pair.x : 0, q = active ? pair.y : 0;
         V* gp = g + p * rows;
         V* gq = g + q * rows;
-        const R nu_p = static_cast<R>(norm[p]), nu_q = static_cast<R>(norm[q]);
+        // (an inactive group reads no norm: another group may be writing norm[0])
+        const R nu_p = active ? static_cast<R>(norm[p]) : R(0);
+        const R nu_q = active ? static_cast<R>(norm[q]) : R(0);
         const bool nonzero = active && nu_p > 0 && nu_q > 0;
         Acc dot{0, 0};
         if (nonzero)

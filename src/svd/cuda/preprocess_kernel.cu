@@ -185,6 +185,7 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
         const Scalar<R> inverse{static_cast<R>(dr / d2), static_cast<R>(-ai / d2)};
         for (index_t i = k + 1 + tid; i < rows; i += 32)
           column[i] = axpy(inverse, column[i], zero<V>());
+        __syncwarp();  // every lane has read alpha
         if (tid == 0) column[k] = make<V>(static_cast<R>(beta), R(0));
       }
       if (tid == 0) {

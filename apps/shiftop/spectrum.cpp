@@ -1,7 +1,7 @@
 // `shiftop spectrum`: the singular values of the Nt+1 blocks F^[w] of an operator's block-circulant
-// embedding (shiftop/svd/spectrum.hpp), kappa(F^) and the numerical rank, as text or JSON, the
-// (Nt+1) x min(Nd, Nm) values as .npy, and their plot per frequency (python -m shiftop.plot
-// spectrum, python_plotter.hpp).
+// embedding (shiftop/svd/spectrum.hpp; with --backend cuda the SVDs on a GPU), kappa(F^) and the
+// numerical rank, as text or JSON, the (Nt+1) x min(Nd, Nm) values as .npy, and their plot per
+// frequency (python -m shiftop.plot spectrum, python_plotter.hpp).
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +17,7 @@
 #include "output_paths.hpp"
 #include "python_plotter.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/gpu/context.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/svd/spectrum.hpp"
@@ -25,9 +26,9 @@ namespace shiftop::app {
 namespace {
 
 struct SpectrumOptions {
-  std::string operator_path, output, plot;
+  std::string operator_path, output, plot, backend = "cpu";
   double rank_tolerance = 0.0;
-  int threads = 0;
+  int threads = 0, device = 0;
   bool json = false;
 };
 
@@ -62,15 +63,17 @@ void run(const SpectrumOptions& o) {
           "--rank-tolerance: expected 0 (the default, max(Nd, Nm) * eps) or a positive number, "
           "got {}",
           o.rank_tolerance);
+  const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
   if (!o.plot.empty()) {
     plot_format("--plot", o.plot);
     require_python_plotter("--plot");
   }
   const io::OperatorData op = io::read_operator(o.operator_path);
-  Stopwatch clock;
   svd::SpectrumOptions options;
   options.rank_tolerance = o.rank_tolerance;
   options.threads = o.threads;
+  if (cuda) options.context = gpu::Context::create(o.device);
+  Stopwatch clock;
   const svd::Spectrum s = svd::spectrum(op.first_column, op.first_row, op.shape, options);
   const double seconds = clock.elapsed();
   require(s.converged, "{}: the Jacobi SVD of some F^[w] did not converge in {} sweeps",
@@ -85,6 +88,7 @@ void run(const SpectrumOptions& o) {
         {"operator", o.operator_path},
         {"shape", {{"nd", s.shape.nd}, {"nm", s.shape.nm}, {"nt", s.shape.nt}}},
         {"triangular", op.first_row.empty()},
+        {"backend", o.backend},
         {"frequencies", s.frequencies},
         {"per_frequency", s.per_frequency},
         {"sigma_max", s.sigma_max},
@@ -134,6 +138,8 @@ void add_spectrum_command(CLI::App& app) {
                   "draw the singular values against the frequency w, log scale (.png, .svg or "
                   ".pdf), with the Python package shiftop (python -m shiftop.plot; "
                   "$SHIFTOP_PYTHON picks the interpreter)");
+  add_backend_option(cmd, o->backend);
+  add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
   cmd->callback([o] { run(*o); });

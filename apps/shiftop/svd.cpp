@@ -1,6 +1,7 @@
 // `shiftop svd`: the one-sided Jacobi SVD, or with --hyperbolic the hyperbolic SVD, of a dense
-// matrix from .npy or HDF5 (shiftop/svd/jacobi.hpp), computed in the file's precision; the
-// singular values (and vectors) are written as .npy of that precision.
+// matrix from .npy or HDF5 (shiftop/svd/jacobi.hpp; with --backend cuda its GPU twin,
+// shiftop/svd/jacobi_gpu.hpp), computed in the file's precision; the singular values (and
+// vectors) are written as .npy of that precision.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,9 @@
 #include "io/matrix_file.hpp"
 #include "output_paths.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
+#include "shiftop/svd/jacobi_gpu.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -24,8 +27,8 @@ namespace {
 struct SvdOptions {
   std::string input, output, vectors, dataset;
   index_t hyperbolic = -1;
-  std::string variant = "auto", strategy = "rc-closest-rev";
-  int threads = 0;
+  std::string variant = "auto", strategy = "rc-closest-rev", backend = "cpu";
+  int threads = 0, device = 0;
   bool json = false;
 };
 
@@ -94,11 +97,25 @@ std::vector<double> to_doubles(const std::vector<T>& values) {
   return out;
 }
 
+// The CPU's jacobi() or, with a context, the GPU's batched one on a batch of one matrix.
+template <class T>
+svd::JacobiResult<T> solve(const std::vector<T>& elements, index_t m, index_t n,
+                           const svd::JacobiOptions& options, const gpu::Context* context) {
+  if (context == nullptr) return svd::jacobi(elements.data(), m, n, m, options);
+  svd::BatchedJacobiResult<T> batched =
+      svd::jacobi_batched(*context, elements.data(), 1, m, n, m, m * n, options);
+  return {.m = m,
+          .n = n,
+          .sigma = std::move(batched.sigma),
+          .u = std::move(batched.u),
+          .v = std::move(batched.v),
+          .stats = batched.stats.front()};
+}
+
 template <class T>
 svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
-                                 const svd::JacobiOptions& options) {
-  const std::vector<T> elements = to_elements<T>(a);
-  const svd::JacobiResult<T> result = svd::jacobi(elements.data(), a.rows, a.cols, a.rows, options);
+                                 const svd::JacobiOptions& options, const gpu::Context* context) {
+  const svd::JacobiResult<T> result = solve(to_elements<T>(a), a.rows, a.cols, options, context);
   require(result.stats.converged, "--input {}: the Jacobi {}SVD did not converge in {} sweeps{}",
           o.input, o.hyperbolic >= 0 ? "hyperbolic " : "", result.stats.sweeps,
           o.hyperbolic >= 0 ? " (it exists only when rank(A J A^T) = rank(A))"
@@ -127,22 +144,29 @@ void run(const SvdOptions& o) {
   options.variant = parse_variant(o.variant);
   options.strategy = svd::parse_strategy_kind(o.strategy);
   options.threads = o.threads;
+  const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
+  require(
+      !cuda || options.variant == svd::Variant::Auto || options.variant == svd::Variant::Pointwise,
+      "--variant {}: --backend cuda runs auto or pointwise; the blocked variants run on the "
+      "CPU only",
+      o.variant);
   const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset);
   check_matrix(a, o);
-  Stopwatch clock;
+  const std::shared_ptr<gpu::Context> context = cuda ? gpu::Context::create(o.device) : nullptr;
+  Stopwatch clock;  // on the GPU with the copies to and from it
   svd::JacobiStats stats;
   switch (a.element) {
     case io::Element::Float64:
-      stats = solve_and_write<double>(a, o, options);
+      stats = solve_and_write<double>(a, o, options, context.get());
       break;
     case io::Element::Float32:
-      stats = solve_and_write<float>(a, o, options);
+      stats = solve_and_write<float>(a, o, options, context.get());
       break;
     case io::Element::Complex128:
-      stats = solve_and_write<std::complex<double>>(a, o, options);
+      stats = solve_and_write<std::complex<double>>(a, o, options, context.get());
       break;
     case io::Element::Complex64:
-      stats = solve_and_write<std::complex<float>>(a, o, options);
+      stats = solve_and_write<std::complex<float>>(a, o, options, context.get());
       break;
   }
   const double seconds = clock.elapsed();
@@ -151,6 +175,7 @@ void run(const SvdOptions& o) {
                                   {"rows", a.rows},
                                   {"cols", a.cols},
                                   {"dtype", io::to_string(a.element)},
+                                  {"backend", o.backend},
                                   {"hyperbolic", nullptr},
                                   {"variant", o.variant},
                                   {"strategy", o.strategy},
@@ -201,10 +226,14 @@ void add_svd_command(CLI::App& app) {
                   "the hyperbolic SVD with J = diag(I_NPLUS, -I_(n-NPLUS)) on the n columns "
                   "(needs rows >= columns); the values of the +1 part come first")
       ->check(kNonNegative);
-  cmd->add_option("--variant", o->variant, kVariantNames)->capture_default_str();
+  cmd->add_option("--variant", o->variant,
+                  std::string(kVariantNames) + " (--backend cuda: auto or pointwise)")
+      ->capture_default_str();
   cmd->add_option("--strategy", o->strategy,
                   "the parallel pivot strategy: rc-closest-rev, rc-closest or modmod")
       ->capture_default_str();
+  add_backend_option(cmd, o->backend);
+  add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
   cmd->callback([o] { run(*o); });

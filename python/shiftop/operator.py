@@ -348,22 +348,26 @@ class Operator(_Action):
             raise ValueError("out is read-only")
         return out
 
-    def spectrum(self, rank_tolerance=None, threads=None):
+    def spectrum(self, rank_tolerance=None, threads=None, backend=None):
         """The spectrum of F's block-circulant embedding: the singular values of the Nt+1
         matrices F^[w] (Nd x Nm, the DFT of the kernels zero-padded to 2 Nt) by the batched
-        Jacobi SVD on the CPU, with sigma_max, sigma_min, kappa and the numerical rank: a
+        Jacobi SVD, with sigma_max, sigma_min, kappa and the numerical rank: a
         shiftop.Spectrum (see shiftop.spectrum for its fields and the options).
 
-        The plan keeps F^ (possibly of another FFT length), not the kernels: they are recovered
-        by applying F or F* in FP64 to min(Nd, Nm) unit impulses (on this operator's backend, a
-        GPU one included; the SVDs always run on the CPU), exact up to the FFT's rounding, about
-        1e-16 relative to sigma_max. Memory for the call: the kernels, once more at most for the
-        impulse responses, and F^ (twice the kernels). With the kernels at hand,
-        shiftop.spectrum(K) skips the recovery."""
+        backend: where the SVDs run: None (the default) on this operator's backend (a 'cuda'
+        operator on its GPU), or 'cpu' or 'cuda'. The plan keeps F^ (possibly of another FFT
+        length), not the kernels: they are recovered by applying F or F* in FP64 to
+        min(Nd, Nm) unit impulses (on this operator's backend), exact up to the FFT's rounding,
+        about 1e-16 relative to sigma_max, and F^ is formed from them on the CPU. Memory for the
+        call: the kernels, once more at most for the impulse responses, and F^ (twice the
+        kernels). With the kernels at hand, shiftop.spectrum(K) skips the recovery."""
         from .svd import operator_kernels, spectrum
 
+        backend = self.backend if backend is None else backend
+        device = self._device if backend == "cuda" and self.backend == "cuda" else None
         column, row = operator_kernels(self)
-        return spectrum(column, row, rank_tolerance=rank_tolerance, threads=threads)
+        return spectrum(column, row, rank_tolerance=rank_tolerance, threads=threads,
+                        backend=backend, device=device)
 
     def __repr__(self):
         nd, nm, nt = self.kernel_shape

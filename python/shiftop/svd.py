@@ -1,6 +1,7 @@
 """shiftop.svd and shiftop.spectrum: the one-sided Jacobi SVD (and hyperbolic SVD) of NumPy arrays,
-and the spectrum of a block Toeplitz operator, over the compiled core (svd/jacobi.hpp,
-svd/spectrum.hpp; jacobi-svd-gsvd-gpu-thesis, chapter 2).
+PyTorch CUDA tensors and CuPy arrays, and the spectrum of a block Toeplitz operator, over the
+compiled core (svd/jacobi.hpp, svd/jacobi_gpu.hpp, svd/spectrum.hpp; jacobi-svd-gsvd-gpu-thesis,
+chapter 2), on the CPU or on a GPU.
 
 Jacobi computes every singular value to high *relative* accuracy: on graded matrices (rows or
 columns of very different scales) the small singular values keep their leading digits where
@@ -9,15 +10,19 @@ numpy.linalg.svd (LAPACK gesdd) keeps only an absolute error of about eps * sigm
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core
+from . import _core, _device_arrays
 
 _VARIANTS = ("auto", "pointwise", "block-oriented", "full-block")
 _STRATEGIES = ("rc-closest-rev", "rc-closest", "modmod")
+_BACKENDS = (None, "cpu", "cuda")
+_REAL = {"float32": "float32", "complex64": "float32", "float64": "float64",
+         "complex128": "float64"}
 
 
 def _working_dtype(dtype):
@@ -41,6 +46,48 @@ def _threads(threads):
         raise ValueError(f"threads must be None (OpenMP's default) or a positive integer, "
                          f"got {threads!r}")
     return operator.index(threads)
+
+
+def _gpu_of(x):
+    """The CUDA device index of a PyTorch CUDA tensor or a CuPy array; None for anything else."""
+    library = _device_arrays.library_of(x)
+    if library == "cupy":
+        return x.device.id
+    if library == "torch" and x.device.type == "cuda":
+        return x.device.index
+    return None
+
+
+def _placement(x, name, backend, device):
+    """('cpu', None) or ('cuda', the GPU's index) for x as backend and device ask: a device array
+    computes on its own GPU, anything else on the CPU unless backend='cuda' (then on GPU `device`,
+    0 by default)."""
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend {backend!r}: expected None, 'cpu' or 'cuda'")
+    if device is not None:
+        if isinstance(device, bool) or operator.index(device) < 0:
+            raise ValueError(f"device must be None or a CUDA device index >= 0, got {device!r}")
+        device = operator.index(device)
+    gpu = _gpu_of(x)
+    if gpu is not None:
+        what = "a CuPy array" if _device_arrays.library_of(x) == "cupy" else "a CUDA tensor"
+        if backend == "cpu":
+            raise TypeError(f"{name} is {what} on GPU {gpu}: backend='cpu' computes on NumPy "
+                            "arrays; copy it to the host first, or leave backend=None to compute "
+                            "on its GPU")
+        if device is not None and device != gpu:
+            raise ValueError(f"{name} is on GPU {gpu} but device={device}: a device array is "
+                             "computed on its own GPU; move it there or leave device=None")
+        return "cuda", gpu
+    if backend == "cuda":
+        if _device_arrays.library_of(x) == "torch":
+            raise TypeError(f"{name} is a CPU tensor: backend='cuda' takes CUDA tensors (computed "
+                            "on their GPU) or NumPy arrays (copied to GPU `device` and back); "
+                            f"pass {name}.cuda() or {name}.numpy()")
+        return "cuda", 0 if device is None else device
+    if device is not None:
+        raise ValueError(f"device={device} needs backend='cuda' (or {name} on a GPU)")
+    return "cpu", None
 
 
 def _in_place(a3, column_major_only):
@@ -67,7 +114,7 @@ def _first_nonfinite(a):
 
 
 def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closest-rev",
-        rank_tolerance=0.0, threads=None, full_output=False):
+        rank_tolerance=0.0, threads=None, full_output=False, backend=None, device=None):
     """The singular value decomposition of a matrix or a stack of matrices by the one-sided
     (Hestenes) Jacobi method, every singular value to high relative accuracy.
 
@@ -75,12 +122,18 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
 
         u, s, vh = shiftop.svd(a)            # a == (u * s[..., None, :]) @ vh
         s = shiftop.svd(a, compute_uv=False)
+        u, s, vh = shiftop.svd(torch_cuda_tensor)   # on its GPU, results on that GPU
 
     a: array_like of shape (..., m, n), m < n allowed; a stack (any number of leading dimensions)
         is computed in one call, the matrices in parallel. It is read in place when each matrix
         has unit stride along its columns (Fortran order) or, without hyperbolic, along its rows
         (C order: the core is given the column-major n x m matrix a^T, no copy); copied
-        otherwise (negative or zero strides, other strides).
+        otherwise (negative or zero strides, other strides). A PyTorch CUDA tensor or a CuPy
+        array is computed on its own GPU and u, s, vh are arrays of the same library on that GPU
+        (a C- or Fortran-order copy of a in the working dtype is made there first unless a
+        already is one); the work is queued on the library's current stream, as its own
+        operations are, and the call returns once it is done. Tensors that require grad are
+        refused (the SVD is not differentiable here).
     dtype: float64, float32, complex128 and complex64 are computed in their own precision (s in
         the matching real type); integers and booleans are cast to float64; float16 and longdouble
         are refused with TypeError (as numpy.linalg refuses them).
@@ -101,13 +154,22 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
         rank_tolerance * sigma_max (roughly) are returned as exactly 0.
     threads: OpenMP threads over the matrices of a stack, or over the disjoint pivot pairs of a
         single matrix (None: OpenMP's default). The results do not depend on it, bit for bit.
+        Ignored on the GPU.
+    backend: None (the default): 'cuda' for a CUDA tensor or a CuPy array, 'cpu' otherwise;
+        'cuda' with a NumPy array (array_like) computes on GPU `device` (copied there and back,
+        results in NumPy); 'cpu' with a device array is a TypeError. The GPU computes one matrix
+        per thread block, equal to the CPU's results within rounding (not bit for bit); it runs
+        variant 'auto' or 'pointwise' and rank_tolerance 0 only (others raise ValueError).
+    device: the CUDA device index for NumPy input with backend='cuda' (None: 0); a device array
+        runs on its own GPU (a different device is a ValueError).
     full_output: also return a dict of per-matrix statistics, each an array of the stack's shape
         (...,): 'sweeps', 'rotations', 'proper_rotations' (rotations with cos != 1), 'converged'
         (bool), 'rank' (the columns the QR preprocessing kept, see rank_tolerance); appended last:
-        (u, s, vh, info) or (s, info).
+        (u, s, vh, info) or (s, info). NumPy arrays, also for device arrays.
 
     Returns (u, s, vh) with u (..., m, k), s (..., k) descending, vh (..., k, n), k = min(m, n);
-    u and vh may be views with Fortran-order matrices (no copy of the core's result).
+    u and vh may be views with Fortran-order matrices (no copy of the core's result); on the
+    GPU they are arrays of a's library on a's GPU, vh = conj(v).T per matrix as numpy's.
 
     Raises numpy.linalg.LinAlgError when a matrix does not converge (a hyperbolic SVD that does
     not exist, rank(a J a^H) < rank(a)), unless full_output: then the results come back with
@@ -117,28 +179,15 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
     with hyperbolic, and unknown variant or strategy names; an empty stack (0, m, n) gives empty
     results.
     """
+    backend, device = _placement(a, "a", backend, device)
+    if _gpu_of(a) is not None:
+        _threads(threads)  # checked; the GPU has no use for it
+        return _svd_device(a, compute_uv, hyperbolic, variant, strategy, rank_tolerance,
+                           full_output, device)
     a = np.asarray(a)
-    if a.ndim < 2:
-        raise ValueError(f"a must have at least 2 dimensions (..., m, n), got shape {a.shape}")
-    *stack, m, n = a.shape
-    if m == 0 or n == 0:
-        raise ValueError(f"a must have non-empty matrices (m, n >= 1), got shape {a.shape}")
+    *stack, m, n = _check_shape(a.shape)
     a = a.astype(_working_dtype(a.dtype), copy=False)
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant {variant!r}: expected one of {', '.join(_VARIANTS)}")
-    if strategy not in _STRATEGIES:
-        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(_STRATEGIES)}")
-    n_plus = -1
-    if hyperbolic is not None:
-        if isinstance(hyperbolic, bool):
-            raise TypeError("hyperbolic must be None or an integer n_plus, got a bool")
-        n_plus = operator.index(hyperbolic)
-        if not 0 <= n_plus <= n:
-            raise ValueError(f"hyperbolic (n_plus) must be in 0..{n} (the columns of a), "
-                             f"got {n_plus}")
-        if m < n:
-            raise ValueError(f"the hyperbolic SVD needs m >= n, got a of shape {a.shape}: "
-                             "J acts on the columns, so a wide a cannot be transposed")
+    n_plus = _n_plus(hyperbolic, variant, strategy, a.shape)
     workers = _threads(threads)
     if not np.isfinite(a).all():
         where, value = _first_nonfinite(a)
@@ -148,19 +197,54 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
     k = min(m, n)
     batch = int(np.prod(stack, dtype=np.int64))
     if batch == 0:
-        return _empty(stack, m, n, k, a.dtype, real, compute_uv, n_plus, full_output)
+        return _empty(np.empty, stack, m, n, k, a.dtype, real, compute_uv, n_plus, full_output)
 
     a3 = a.reshape(batch, m, n)
-    hyperbolic_svd = n_plus >= 0
     # a^T (a C-order matrix read in place) is as good as a: the core's preprocessing sorts the
     # rows before its column-pivoted QR (dgejsv's row pivoting), so a row-graded matrix keeps the
     # relative accuracy of a column-graded one. The hyperbolic SVD must see a itself (J acts on
     # its columns).
-    if not _in_place(a3, column_major_only=hyperbolic_svd):
+    if not _in_place(a3, column_major_only=n_plus >= 0):
         a3 = np.ascontiguousarray(a3.swapaxes(1, 2)).swapaxes(1, 2)
     out = _core.jacobi_batched(a3, compute_uv=compute_uv, n_plus=n_plus, variant=variant,
                                strategy=strategy, rank_tolerance=float(rank_tolerance),
-                               threads=workers)
+                               threads=workers, device=device)
+    return _results(out, stack, compute_uv, n_plus >= 0, full_output,
+                    lambda x: np.conjugate(x, out=x))
+
+
+def _check_shape(shape):
+    if len(shape) < 2:
+        raise ValueError(f"a must have at least 2 dimensions (..., m, n), got shape {shape}")
+    if shape[-2] == 0 or shape[-1] == 0:
+        raise ValueError(f"a must have non-empty matrices (m, n >= 1), got shape {shape}")
+    return tuple(shape)
+
+
+def _n_plus(hyperbolic, variant, strategy, shape):
+    """The core's n_plus (-1: the SVD) after checking the options against a's shape."""
+    m, n = shape[-2:]
+    if variant not in _VARIANTS:
+        raise ValueError(f"variant {variant!r}: expected one of {', '.join(_VARIANTS)}")
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(_STRATEGIES)}")
+    if hyperbolic is None:
+        return -1
+    if isinstance(hyperbolic, bool):
+        raise TypeError("hyperbolic must be None or an integer n_plus, got a bool")
+    n_plus = operator.index(hyperbolic)
+    if not 0 <= n_plus <= n:
+        raise ValueError(f"hyperbolic (n_plus) must be in 0..{n} (the columns of a), "
+                         f"got {n_plus}")
+    if m < n:
+        raise ValueError(f"the hyperbolic SVD needs m >= n, got a of shape {tuple(shape)}: "
+                         "J acts on the columns, so a wide a cannot be transposed")
+    return n_plus
+
+
+def _results(out, stack, compute_uv, hyperbolic_svd, full_output, conjugate_in_place):
+    """What svd returns, from the core's dict (sigma, u, v and transposed as jacobi_batched gives
+    them, stats): the convergence check, the stack's shape, u and vh (or v)."""
     converged = out["stats"]["converged"].astype(bool)
     if not full_output and not converged.all():
         first = np.unravel_index(int(np.argmin(converged)), stack) if stack else ()
@@ -169,9 +253,10 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
             f"converge in {int(out['stats']['sweeps'][np.argmin(converged)])} sweeps"
             + (" (it exists only when rank(a J a^H) = rank(a))" if hyperbolic_svd else "")
             + "; full_output=True returns the results with the statistics instead")
-    s = out["sigma"].reshape(*stack, k)
+    sigma = out["sigma"]
+    s = sigma.reshape(*stack, sigma.shape[-1])
     if compute_uv:
-        u, v_part = _vectors(out, hyperbolic_svd)
+        u, v_part = _vectors(out, hyperbolic_svd, conjugate_in_place)
         result = (u.reshape(*stack, *u.shape[1:]), s, v_part.reshape(*stack, *v_part.shape[1:]))
     else:
         result = (s,)
@@ -180,18 +265,146 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
     return result if len(result) > 1 else result[0]
 
 
-def _vectors(out, hyperbolic_svd):
+class _Torch:
+    """What _svd_device needs of PyTorch, for a CUDA tensor x."""
+
+    def __init__(self, x):
+        import torch
+
+        if x.requires_grad:
+            raise ValueError("a requires grad: shiftop.svd is not differentiable; pass a.detach()")
+        self.torch, self.device = torch, x.device
+        self.dtype = str(x.dtype).removeprefix("torch.")
+
+    def cast(self, x, dtype):
+        return x.to(getattr(self.torch, dtype))
+
+    def empty(self, shape, dtype):
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=self.device)
+
+    def c_order(self, x):
+        return x.contiguous()
+
+    def is_c_order(self, x):
+        return x.is_contiguous()
+
+    def address(self, x):
+        return x.data_ptr()
+
+    def stream(self):
+        return self.torch.cuda.current_stream(self.device).cuda_stream
+
+    def all_finite(self, x):
+        return bool(self.torch.isfinite(x).all())
+
+    def first_nonfinite(self, x):
+        where = tuple(int(i) for i in self.torch.nonzero(~self.torch.isfinite(x))[0])
+        return where, x[where].item()
+
+    def conjugate_in_place(self, x):
+        x.conj_physical_()
+
+
+class _CuPy:
+    """What _svd_device needs of CuPy, for an array x (used under `with x.device`)."""
+
+    def __init__(self, x):
+        import cupy
+
+        self.cupy, self.device = cupy, x.device
+        self.dtype = x.dtype.name
+
+    def cast(self, x, dtype):
+        return x.astype(dtype, copy=False)
+
+    def empty(self, shape, dtype):
+        return self.cupy.empty(shape, dtype=dtype)
+
+    def c_order(self, x):
+        return self.cupy.ascontiguousarray(x)
+
+    def is_c_order(self, x):
+        return x.flags.c_contiguous
+
+    def address(self, x):
+        return x.data.ptr
+
+    def stream(self):
+        return self.cupy.cuda.get_current_stream().ptr
+
+    def all_finite(self, x):
+        return bool(self.cupy.isfinite(x).all())
+
+    def first_nonfinite(self, x):
+        where = tuple(int(i) for i in self.cupy.argwhere(~self.cupy.isfinite(x))[0])
+        return where, x[where].item()
+
+    def conjugate_in_place(self, x):
+        self.cupy.conjugate(x, out=x)
+
+
+def _device_dtype(name):
+    """The working dtype of a device array by name, as _working_dtype chooses it for NumPy."""
+    if name in _REAL:
+        return name
+    if name == "bool" or name.startswith(("int", "uint")):
+        return "float64"
+    raise TypeError(f"a has dtype {name}: shiftop.svd computes in float32, float64, complex64 or "
+                    "complex128; cast it first")
+
+
+def _svd_device(a, compute_uv, hyperbolic, variant, strategy, rank_tolerance, full_output,
+                device):
+    """svd of a CUDA tensor or CuPy array on its GPU `device`, the results its library's arrays
+    there. The core is given a contiguous batch of column-major matrices: a^T read from a
+    C-order copy (or a itself), or a from a Fortran-order one (the hyperbolic SVD, or an a that
+    already is one), as jacobi_batched reads NumPy arrays."""
+    if _device_arrays.library_of(a) == "torch":
+        lib, scope = _Torch(a), contextlib.nullcontext()
+    else:
+        lib = _CuPy(a)
+        scope = lib.device
+    *stack, m, n = _check_shape(tuple(a.shape))
+    dtype = _device_dtype(lib.dtype)
+    n_plus = _n_plus(hyperbolic, variant, strategy, a.shape)
+    k = min(m, n)
+    batch = int(np.prod(stack, dtype=np.int64))
+    with scope:
+        if batch == 0:
+            return _empty(lib.empty, stack, m, n, k, dtype, _REAL[dtype], compute_uv, n_plus,
+                          full_output)
+        a3 = lib.cast(a.reshape(batch, m, n), dtype)
+        if not lib.all_finite(a3):
+            where, value = lib.first_nonfinite(a)
+            raise ValueError(f"a{list(where)} is {value}: the SVD needs finite entries")
+        columns = a3.swapaxes(1, 2)  # C order of a^T: a column-major
+        transposed = not (n_plus >= 0 or (lib.is_c_order(columns) and not lib.is_c_order(a3)))
+        given = lib.c_order(a3 if transposed else columns)
+        rows, cols = (n, m) if transposed else (m, n)
+        out = {"transposed": transposed, "sigma": lib.empty((batch, k), _REAL[dtype])}
+        if compute_uv:
+            out["u"] = lib.empty((batch, k, rows), dtype)
+            out["v"] = lib.empty((batch, k, cols), dtype)
+        out["stats"] = _core.jacobi_batched_device(
+            dtype, lib.address(given), batch, rows, cols, lib.address(out["sigma"]),
+            lib.address(out["u"]) if compute_uv else 0,
+            lib.address(out["v"]) if compute_uv else 0, compute_uv=compute_uv, n_plus=n_plus,
+            variant=variant, strategy=strategy, rank_tolerance=float(rank_tolerance),
+            stream=lib.stream(), device=device)
+    return _results(out, stack, compute_uv, n_plus >= 0, full_output, lib.conjugate_in_place)
+
+
+def _vectors(out, hyperbolic_svd, conjugate_in_place):
     """(u, vh) -- (u, v) for the hyperbolic SVD -- from the core's U^T and V^T (C-order views of
     its column-major U and V) of the matrix it was given: a, or a^T when 'transposed'."""
     ut, vt = out["u"], out["v"]  # (batch, k, rows), (batch, k, cols) of what the core saw
     if hyperbolic_svd:
         return ut.swapaxes(1, 2), vt.swapaxes(1, 2)  # u = U, v = V (the core saw a)
+    conjugate_in_place(vt)  # a no-op on real arrays
     if out["transposed"]:
         # a^T = U' S V'^H, so a = conj(V') S U'^T: u = conj(V'), vh = U'^T.
-        np.conjugate(vt, out=vt)
         return vt.swapaxes(1, 2), ut
-    np.conjugate(vt, out=vt)  # a = U S V^H: vh = conj(V^T)
-    return ut.swapaxes(1, 2), vt
+    return ut.swapaxes(1, 2), vt  # a = U S V^H: vh = conj(V^T)
 
 
 def _info(stats, stack):
@@ -200,12 +413,14 @@ def _info(stats, stack):
     return info
 
 
-def _empty(stack, m, n, k, dtype, real, compute_uv, n_plus, full_output):
-    s = np.empty((*stack, k), dtype=real)
+def _empty(empty, stack, m, n, k, dtype, real, compute_uv, n_plus, full_output):
+    """The results of an empty stack, arrays made by empty(shape, dtype) (NumPy's or a device
+    library's)."""
+    s = empty((*stack, k), real)
     if compute_uv:
         cols = n if n_plus >= 0 else k
         last = (n, n) if n_plus >= 0 else (k, n)
-        result = (np.empty((*stack, m, cols), dtype=dtype), s, np.empty((*stack, *last), dtype))
+        result = (empty((*stack, m, cols), dtype), s, empty((*stack, *last), dtype))
     else:
         result = (s,)
     if full_output:
@@ -259,29 +474,47 @@ def _rank_tolerance(rank_tolerance):
     return value
 
 
-def spectrum(K, first_row=None, *, rank_tolerance=None, threads=None) -> Spectrum:
+def spectrum(K, first_row=None, *, rank_tolerance=None, threads=None, backend=None,
+             device=None) -> Spectrum:
     """The singular values of every F^[w] = sum_t K[:, :, t] exp(-2 pi i w t / (2 Nt)),
     w = 0..Nt (with the first block row's lags wrapped to the end for a general operator), by
     the batched Jacobi SVD: the spectrum of the block-circulant embedding of F.
 
-    K: kernels (Nd, Nm, Nt) as Operator.from_kernels takes them (cast to float64);
+    K: kernels (Nd, Nm, Nt) as Operator.from_kernels takes them (cast to float64); a CUDA tensor
+        or CuPy array is copied to the host (F^ is formed there, by FFTW);
     first_row: the first block row of a general block Toeplitz operator, same shape, or None.
     rank_tolerance: relative; the rank counts values > rank_tolerance * sigma_max (None:
         max(Nd, Nm) * eps).
-    threads: OpenMP threads over the frequencies (None: OpenMP's default).
+    threads: OpenMP threads forming F^ and, on the CPU, over the frequencies' SVDs (None:
+        OpenMP's default).
+    backend: where the Nt+1 SVDs run: None (the default): 'cuda' when K is a CUDA tensor or a
+        CuPy array (on its GPU), else 'cpu'; 'cuda' runs them on GPU `device` (None: 0), equal to
+        the CPU's values within rounding. 'cpu' with a device K is a TypeError.
 
     Memory: F^ ((Nt+1) Nd Nm complex values, twice the kernels) plus the SVD's workspace, freed
-    on return. See Operator.spectrum for an operator without its kernels at hand.
+    on return (on the GPU: F^ once more there). See Operator.spectrum for an operator without
+    its kernels at hand.
     """
-    column = _kernels("K", K)
-    row = None if first_row is None else _kernels("first_row", first_row)
+    backend, device = _placement(K, "K", backend, device)
+    column = _kernels("K", _on_host(K))
+    row = None if first_row is None else _kernels("first_row", _on_host(first_row))
     if row is not None and row.shape != column.shape:
         raise ValueError(f"first_row must have the shape of K {column.shape}, got {row.shape}")
     out = _core.spectrum(column, row, rank_tolerance=_rank_tolerance(rank_tolerance),
-                         threads=_threads(threads))
+                         threads=_threads(threads), device=device)
     return Spectrum(sigma=out["sigma"], sigma_max=out["sigma_max"], sigma_min=out["sigma_min"],
                     kappa=out["kappa"], rank=out["rank"], tolerance=out["rank_tolerance"],
                     converged=out["converged"], max_sweeps=out["max_sweeps"])
+
+
+def _on_host(x):
+    """x itself, or a NumPy copy of a PyTorch tensor or CuPy array."""
+    library = _device_arrays.library_of(x)
+    if library == "torch":
+        return x.detach().cpu().numpy()
+    if library == "cupy":
+        return x.get()
+    return x
 
 
 def _kernels(name, a):

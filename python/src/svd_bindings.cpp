@@ -1,12 +1,15 @@
-// shiftop._core.jacobi_batched and shiftop._core.spectrum: the one-sided Jacobi (H)SVD of a batch
-// of matrices (svd/jacobi.hpp) and the spectrum of a block Toeplitz operator (svd/spectrum.hpp),
-// with the GIL released. python/shiftop/svd.py wraps them as shiftop.svd() and shiftop.spectrum().
+// shiftop._core.jacobi_batched, jacobi_batched_device and spectrum: the one-sided Jacobi (H)SVD of
+// a batch of matrices (svd/jacobi.hpp; on a GPU svd/jacobi_gpu.hpp) and the spectrum of a block
+// Toeplitz operator (svd/spectrum.hpp), with the GIL released. python/shiftop/svd.py wraps them as
+// shiftop.svd() and shiftop.spectrum(). The GPU runs get a context of their own for the call, and
+// the caller's current CUDA device, which the context switches to, is restored afterwards.
 //
 // Layout: a NumPy batch (batch, r, c) is read in place. When each matrix is row-major (C order,
 // stride 1 along c) it is the column-major c x r matrix A^T, which is what the library is given
 // (no copy; svd.py swaps U and V back); when it is column-major (stride 1 along r) it is A itself.
 // The returned U and V are the library's column-major buffers seen as C-order (batch, k, rows)
-// arrays, i.e. U^T and V^T: svd.py turns them into u and vh without copying.
+// arrays, i.e. U^T and V^T: svd.py turns them into u and vh without copying. Device arrays
+// (jacobi_batched_device) come by address, contiguous, in the layout svd.py chose for them.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -16,6 +19,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,9 +28,15 @@
 
 #include "bindings.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
+#include "shiftop/svd/jacobi_gpu.hpp"
 #include "shiftop/svd/spectrum.hpp"
 #include "shiftop/svd/strategy.hpp"
+
+#ifdef SHIFTOP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -42,6 +52,27 @@ nb::ndarray<nb::numpy, T> owned_array(std::vector<T>&& values,
   nb::capsule free(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
   return nb::ndarray<nb::numpy, T>(owner->data(), N, shape.data(), free);
 }
+
+#ifdef SHIFTOP_HAVE_CUDA
+// Restores the calling thread's current CUDA device on leaving the scope; where there is none to
+// restore (no GPU), the GPU run itself says why it cannot run.
+class CurrentDevice {
+ public:
+  CurrentDevice() : saved_(cudaGetDevice(&device_) == cudaSuccess) {}
+  ~CurrentDevice() {
+    if (saved_) (void)cudaSetDevice(device_);
+  }
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int device_ = 0;
+  bool saved_ = false;
+};
+#else
+// Without CUDA there is no current device (and no GPU run).
+struct [[maybe_unused]] CurrentDevice {};
+#endif
 
 svd::Variant parse_variant(const std::string& text) {
   if (text == "auto") return svd::Variant::Auto;
@@ -110,10 +141,22 @@ nb::dict stats_arrays(const std::vector<svd::JacobiStats>& stats) {
   return out;
 }
 
+svd::JacobiOptions jacobi_options(bool compute_uv, std::int64_t n_plus, const std::string& variant,
+                                  const std::string& strategy, double rank_tolerance) {
+  svd::JacobiOptions options;
+  options.compute_u = compute_uv;
+  options.compute_v = compute_uv;
+  options.n_plus = n_plus >= 0 ? static_cast<index_t>(n_plus) : -1;
+  options.variant = parse_variant(variant);
+  options.strategy = svd::parse_strategy_kind(strategy);
+  options.rank_tolerance = rank_tolerance;
+  return options;
+}
+
 template <class T>
 nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_plus,
                         const std::string& variant, const std::string& strategy,
-                        double rank_tolerance, int threads) {
+                        double rank_tolerance, int threads, std::optional<int> device) {
   const std::array<index_t, 3> shape{static_cast<index_t>(a.shape(0)),
                                      static_cast<index_t>(a.shape(1)),
                                      static_cast<index_t>(a.shape(2))};
@@ -123,13 +166,8 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   // The hyperbolic SVD of A^T is not that of A (J acts on A's columns): no transposed view.
   const bool hyperbolic = n_plus >= 0;
   const BatchLayout layout = batch_layout(shape, strides, !hyperbolic);
-  svd::JacobiOptions options;
-  options.compute_u = compute_uv;
-  options.compute_v = compute_uv;
-  options.n_plus = hyperbolic ? static_cast<index_t>(n_plus) : -1;
-  options.variant = parse_variant(variant);
-  options.strategy = svd::parse_strategy_kind(strategy);
-  options.rank_tolerance = rank_tolerance;
+  svd::JacobiOptions options =
+      jacobi_options(compute_uv, n_plus, variant, strategy, rank_tolerance);
   require(threads >= 0, "threads: expected 0 (OpenMP's default) or a positive count, got {}",
           threads);
   options.threads = threads;
@@ -137,8 +175,14 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   svd::BatchedJacobiResult<T> result;
   {
     nb::gil_scoped_release unlocked;
-    result = svd::jacobi_batched(a.data(), shape[0], layout.rows, layout.cols, layout.lda,
-                                 layout.stride, options);
+    if (device) {
+      const CurrentDevice restore;
+      result = svd::jacobi_batched(*gpu::Context::create(*device), a.data(), shape[0], layout.rows,
+                                   layout.cols, layout.lda, layout.stride, options);
+    } else {
+      result = svd::jacobi_batched(a.data(), shape[0], layout.rows, layout.cols, layout.lda,
+                                   layout.stride, options);
+    }
   }
   const auto batch = static_cast<std::size_t>(shape[0]);
   const std::size_t k = result.sigma.size() / batch;
@@ -157,10 +201,65 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   return out;
 }
 
+#ifdef SHIFTOP_HAVE_CUDA
+// The batch of `batch` column-major rows x cols matrices at device address `a` (contiguous:
+// lda = rows), the outputs at `sigma`, `u`, `v` (batch x rows x k and batch x cols x k, as the
+// library writes them), all on GPU `device`, queued after the work on `stream` (a cudaStream_t)
+// and that stream after the SVD's (Context::wait_for, signal).
+template <class T>
+nb::dict solve_device_batch(std::uintptr_t a, index_t batch, index_t rows, index_t cols,
+                            std::uintptr_t sigma, std::uintptr_t u, std::uintptr_t v,
+                            const svd::JacobiOptions& options, std::uintptr_t stream, int device) {
+  const svd::DeviceJacobiOutput<T> out{.sigma = reinterpret_cast<svd::Real<T>*>(sigma),
+                                       .u = reinterpret_cast<T*>(u),
+                                       .v = reinterpret_cast<T*>(v)};
+  std::vector<svd::JacobiStats> stats;
+  {
+    nb::gil_scoped_release unlocked;
+    const CurrentDevice restore;
+    const std::shared_ptr<gpu::Context> context = gpu::Context::create(device);
+    auto* const user = reinterpret_cast<void*>(stream);
+    context->wait_for(user);
+    stats = svd::jacobi_batched_device(*context, reinterpret_cast<const T*>(a), batch, rows, cols,
+                                       rows, rows * cols, out, options);
+    context->signal(user);
+  }
+  return stats_arrays(stats);
+}
+#else
+// Without CUDA the GPU context cannot be made (and its stub defines no stream ordering to link).
+template <class T>
+nb::dict solve_device_batch(std::uintptr_t, index_t, index_t, index_t, std::uintptr_t,
+                            std::uintptr_t, std::uintptr_t, const svd::JacobiOptions&,
+                            std::uintptr_t, int) {
+  fail("device arrays: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF)");
+}
+#endif
+
+nb::dict jacobi_batched_device(const std::string& dtype, std::uintptr_t a, index_t batch,
+                               index_t rows, index_t cols, std::uintptr_t sigma, std::uintptr_t u,
+                               std::uintptr_t v, bool compute_uv, std::int64_t n_plus,
+                               const std::string& variant, const std::string& strategy,
+                               double rank_tolerance, std::uintptr_t stream, int device) {
+  const svd::JacobiOptions options =
+      jacobi_options(compute_uv, n_plus, variant, strategy, rank_tolerance);
+  if (dtype == "float64")
+    return solve_device_batch<double>(a, batch, rows, cols, sigma, u, v, options, stream, device);
+  if (dtype == "float32")
+    return solve_device_batch<float>(a, batch, rows, cols, sigma, u, v, options, stream, device);
+  if (dtype == "complex128")
+    return solve_device_batch<std::complex<double>>(a, batch, rows, cols, sigma, u, v, options,
+                                                    stream, device);
+  if (dtype == "complex64")
+    return solve_device_batch<std::complex<float>>(a, batch, rows, cols, sigma, u, v, options,
+                                                   stream, device);
+  fail("dtype '{}': expected float32, float64, complex64 or complex128", dtype);
+}
+
 using KernelArray = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
 
 nb::dict spectrum(const KernelArray& first_column, const std::optional<KernelArray>& first_row,
-                  double rank_tolerance, int threads) {
+                  double rank_tolerance, int threads, std::optional<int> device) {
   const Shape shape{static_cast<index_t>(first_column.shape(0)),
                     static_cast<index_t>(first_column.shape(1)),
                     static_cast<index_t>(first_column.shape(2))};
@@ -185,7 +284,13 @@ nb::dict spectrum(const KernelArray& first_column, const std::optional<KernelArr
   svd::Spectrum s;
   {
     nb::gil_scoped_release unlocked;
-    s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
+    if (device) {
+      const CurrentDevice restore;
+      options.context = gpu::Context::create(*device);
+      s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
+    } else {
+      s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
+    }
   }
   nb::dict out;
   out["sigma"] = owned_array<double, 2>(
@@ -206,9 +311,11 @@ void def_jacobi_batched(nb::module_& m) {
   m.def("jacobi_batched", &jacobi_batched<T>, "a"_a.noconvert(), nb::kw_only(),
         "compute_uv"_a = true, "n_plus"_a = -1, "variant"_a = "auto",
         "strategy"_a = "rc-closest-rev", "rank_tolerance"_a = 0.0, "threads"_a = 0,
+        "device"_a = nb::none(),
         "The one-sided Jacobi SVD (n_plus >= 0: the hyperbolic SVD) of each matrix of a 3-D array "
         "(batch, r, c), read in place when each matrix has unit stride along its rows or columns "
-        "(column-major only for the hyperbolic SVD). Returns a dict: 'transposed' (True when the "
+        "(column-major only for the hyperbolic SVD), on the CPU or, with device, on that CUDA "
+        "device (copied there and back). Returns a dict: 'transposed' (True when the "
         "library was given the c x r matrices A^T), 'sigma' (batch, k), and with compute_uv "
         "'u' (batch, k, rows) and 'v' (batch, kv, cols), the library's column-major U and V of "
         "what it was given, and 'stats' (sweeps, rotations, proper_rotations, converged, rank "
@@ -222,10 +329,20 @@ void bind_svd(nb::module_& m) {
   def_jacobi_batched<float>(m);
   def_jacobi_batched<std::complex<double>>(m);
   def_jacobi_batched<std::complex<float>>(m);
+  m.def("jacobi_batched_device", &jacobi_batched_device, "dtype"_a, "a"_a, "batch"_a, "rows"_a,
+        "cols"_a, "sigma"_a, "u"_a, "v"_a, nb::kw_only(), "compute_uv"_a, "n_plus"_a, "variant"_a,
+        "strategy"_a, "rank_tolerance"_a, "stream"_a, "device"_a,
+        "The Jacobi SVD on GPU `device` of `batch` contiguous column-major rows x cols matrices "
+        "of `dtype` at device address a; sigma (batch, k), u (batch, k, rows) and v "
+        "(batch, k, cols) are the device addresses of C-order outputs (the library's "
+        "column-major U and V; 0 without compute_uv), k = min(rows, cols). Ordered after the work "
+        "on `stream` (a cudaStream_t as an integer) and that stream after it. Returns the "
+        "statistics as jacobi_batched does. Low-level: use shiftop.svd().");
   m.def("spectrum", &spectrum, "first_column"_a.noconvert(), "first_row"_a.noconvert() = nb::none(),
-        nb::kw_only(), "rank_tolerance"_a = 0.0, "threads"_a = 0,
+        nb::kw_only(), "rank_tolerance"_a = 0.0, "threads"_a = 0, "device"_a = nb::none(),
         "The singular values of every F^[w] (w = 0..Nt) of the block Toeplitz operator with "
-        "kernels first_column (Nd, Nm, Nt), float64, C order (and first_row for a general one). "
+        "kernels first_column (Nd, Nm, Nt), float64, C order (and first_row for a general one); "
+        "with device, the SVDs run on that CUDA device (F^ is formed on the CPU). "
         "Returns a dict: sigma (Nt+1, min(Nd, Nm)), sigma_max, sigma_min, kappa, rank_tolerance, "
         "rank, max_sweeps, converged. Use shiftop.spectrum() or Operator.spectrum().");
 }

@@ -2,7 +2,10 @@
 complex, float64 and float32, C and Fortran order) and HDF5 matrices (A V = U S, orthonormal
 U and V), the hyperbolic SVD's eigenvalue identity, the spectrum of an operator against
 numpy.linalg.svd of the stacked F^ (np.fft.rfft of the zero-padded kernels), the JSON keys, the
-plot, and every bad input refused with one line and no output written or destroyed."""
+plot, and every bad input refused with one line and no output written or destroyed. --backend:
+refused in one line without a GPU or for an unknown name; the tests marked gpu compare
+--backend cuda with the CPU on a GPU (see gpu_run for where they run)."""
+import functools
 import json
 import os
 import subprocess
@@ -283,3 +286,103 @@ def test_spectrum_plot(tmp_path):
     shiftop("spectrum", tmp_path / "F.npy", "--plot", tmp_path / "s.png")
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["F.npy", "s.png"]
+
+
+# --- --backend ---------------------------------------------------------------------------------
+
+@functools.cache
+def have_gpu():
+    return bool(json.loads(shiftop("info", "--devices", "--json").stdout)["cuda_devices"])
+
+
+@pytest.fixture
+def gpu_run(request):
+    """For the tests marked gpu. This file also runs where CUDA is compiled but no GPU exists
+    (CI's python.matvec_cli): there they skip. Selected by `-m gpu` (the device run) they fail
+    without a GPU instead."""
+    if have_gpu():
+        return
+    if request.config.getoption("markexpr") == "gpu":
+        pytest.fail("the gpu tests need a CUDA device: `shiftop info --devices` lists none")
+    pytest.skip("needs a CUDA device (run with -m gpu on the device machine)")
+
+
+def command_line(tmp_path, command):
+    """An svd or spectrum command on a small input, its output at tmp_path / 'out.npy'."""
+    if command == "svd":
+        np.save(tmp_path / "A.npy", random_matrix((4, 3), np.float64))
+        return ["svd", "--input", tmp_path / "A.npy", "--output", tmp_path / "out.npy"]
+    np.save(tmp_path / "F.npy", np.random.default_rng(4).standard_normal((2, 3, 5)))
+    return ["spectrum", tmp_path / "F.npy", "--output", tmp_path / "out.npy"]
+
+
+@pytest.mark.parametrize("command", ["svd", "spectrum"])
+def test_backend_cuda_without_a_gpu_exits_1_naming_the_problem(tmp_path, command):
+    if have_gpu():
+        pytest.skip("a GPU is visible: --backend cuda runs (test_*_backend_cuda_equals_cpu)")
+    run = shiftop(*command_line(tmp_path, command), "--backend", "cuda", check=False)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and len(lines) == 1, run.stderr
+    # CUDA compiled without a GPU (CI), or a build without CUDA.
+    assert (lines[0].startswith("shiftop: error: --backend cuda: no CUDA device: the CUDA driver "
+                                "sees no GPU on this machine; use --backend cpu")
+            or lines[0].startswith("shiftop: error: --backend cuda: this shiftop was built "
+                                   "without CUDA")), lines[0]
+    assert not (tmp_path / "out.npy").exists()
+
+
+@pytest.mark.parametrize("command", ["svd", "spectrum"])
+@pytest.mark.parametrize("args,message", [
+    (["--backend", "foo"], "--backend: expected cpu or cuda, got 'foo'"),
+    (["--backend", "cuda", "--device", "-1"], "--device"),
+])
+def test_bad_backend_or_device_is_refused_by_name(tmp_path, command, args, message):
+    assert message in refused(tmp_path, *command_line(tmp_path, command), *args)
+    assert not (tmp_path / "out.npy").exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,dtype", [((33, 17), np.float64), ((20, 12), np.complex64),
+                                         ((9, 30), np.float64)])
+def test_svd_backend_cuda_equals_cpu(tmp_path, gpu_run, shape, dtype):
+    """The singular values within 20 max(m, n) eps relative to the largest (each backend is
+    within about 4.5 eps * s_max of LAPACK's: test_real_float64), and A V = U S with orthonormal
+    U and V as check_factorisation bounds them."""
+    a = random_matrix(shape, dtype)
+    eps = float(np.finfo(dtype).eps)
+    s_cpu, u_cpu, v_cpu, _ = run_svd(tmp_path, a)
+    s, u, v, done = run_svd(tmp_path, a, "--backend", "cuda", "--device", 0, "--json")
+    assert (s.dtype, u.dtype, v.dtype) == (s_cpu.dtype, u_cpu.dtype, v_cpu.dtype)
+    assert np.max(np.abs(s - s_cpu)) <= 20 * max(shape) * eps * s_cpu[0]
+    check_factorisation(a, s, u, v, eps)
+    out = json.loads(done.stdout)
+    assert out["backend"] == "cuda" and out["converged"] is True
+    line = refused(tmp_path, "svd", "--input", tmp_path / "A.npy", "--output",
+                   tmp_path / "t.npy", "--backend", "cuda", "--variant", "full-block")
+    assert "--variant full-block: --backend cuda runs auto or pointwise" in line
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,general", [((3, 5, 7), False), ((6, 4, 9), True)])
+def test_spectrum_backend_cuda_equals_cpu(tmp_path, gpu_run, shape, general):
+    rng = np.random.default_rng(6)
+    column = rng.standard_normal(shape)
+    row = None
+    if general:
+        row = rng.standard_normal(shape)
+        row[:, :, 0] = column[:, :, 0]
+        write_general_operator(tmp_path / "F.h5", column, row)
+        path = tmp_path / "F.h5"
+    else:
+        np.save(tmp_path / "F.npy", column)
+        path = tmp_path / "F.npy"
+    cpu = json.loads(shiftop("spectrum", path, "--output", tmp_path / "cpu.npy", "--json").stdout)
+    cuda = json.loads(shiftop("spectrum", path, "--output", tmp_path / "cuda.npy", "--json",
+                              "--backend", "cuda").stdout)
+    want = numpy_spectrum(column, row)
+    got = np.load(tmp_path / "cuda.npy")
+    bound = 16 * EPS64 * max(*shape[:2], 2) * want.max()  # test_spectrum_equals_numpy's
+    assert np.max(np.abs(got - np.load(tmp_path / "cpu.npy"))) <= bound
+    assert np.max(np.abs(got - want)) <= bound
+    assert (cuda["backend"], cpu["backend"]) == ("cuda", "cpu")
+    assert cuda["rank"] == cpu["rank"] and cuda["converged"] is True

@@ -1,13 +1,16 @@
 // The spectrum of a block-Toeplitz operator's block-circulant embedding (DESIGN.md, "Spectrum"):
 // the circulant of period L = 2*Nt is block-diagonalised by the DFT, so its singular values are
 // those of the Nt+1 dense Nd x Nm matrices F^[w] = sum_t F_t exp(-2 pi i w t / L) (and their
-// conjugates), computed here by the batched one-sided Jacobi SVD (svd/jacobi.hpp).
+// conjugates), computed here by the batched one-sided Jacobi SVD (svd/jacobi.hpp) on the CPU or
+// on a GPU (svd/jacobi_gpu.hpp).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
+#include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 
 namespace shiftop::svd {
@@ -16,10 +19,14 @@ struct SpectrumOptions {
   /// The numerical rank counts singular values > rank_tolerance * sigma_max; 0: the default
   /// max(Nd, Nm) * eps (FP64).
   double rank_tolerance = 0.0;
-  /// OpenMP threads (over the frequencies); 0: OpenMP's default.
+  /// OpenMP threads (forming F^ and, on the CPU, the SVDs over the frequencies); 0: OpenMP's
+  /// default.
   int threads = 0;
   /// Passed to the batched Jacobi SVD (compute_u/compute_v and n_plus are ignored).
   JacobiOptions jacobi;
+  /// The batched SVD of the F^[w] on this GPU (F^ itself is still formed on the CPU, by FFTW);
+  /// null: on the CPU.
+  std::shared_ptr<gpu::Context> context;
 };
 
 struct Spectrum {

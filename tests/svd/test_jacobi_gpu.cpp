@@ -598,8 +598,9 @@ TEST_F(GpuResidency, QrAndRotationsInGlobalMemory) {
                   400, 128, 400, 400 * 128, options);
 }
 
-// 130x130 complex<double>: G alone is 264 KiB, global with or without W; values only and with
-// vectors give the same values within rounding.
+// 130x130 complex<double>: G alone is 264 KiB, so the matrix goes to the blocked method (block
+// pairs of 130 x 32 in shared memory, svd/cuda/block_pair_kernel.cu); values only and with vectors
+// give the same values within rounding.
 TEST_F(GpuResidency, GInGlobalMemory) {
   using T = std::complex<double>;
   const std::vector<T> a = random_entries<T>(2 * 130 * 130, 52);
@@ -639,6 +640,35 @@ TEST_F(GpuResidency, SpectrumShapeAndItsTranspose) {
                                     m * n, options);
   for (index_t b = 0; b < batch; ++b)
     EXPECT_LT(relative_difference(wide, tall, b), kAgainstCpu) << "A^T against A, matrix " << b;
+}
+
+// The blocked method (cols x cols does not fit one block: many thread blocks per matrix, no QR).
+// 256x256 double, a batch of 3 with U and V: the pairs' columns (256 x 32) in shared memory.
+TEST_F(GpuResidency, BlockedPairsInSharedMemory) {
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  expect_like_cpu("256x256 double batch 3, blocked, direct",
+                  random_entries<double>(3 * 256 * 256, 55), 3, 256, 256, 256, 256 * 256, options);
+}
+
+// 1200x300 double with U and V: a pair's columns (300 KiB) do not fit, so each pair is shortened
+// to R by its Gram matrix and Cholesky (thesis 2.3.1) and multiplied by the rotations afterwards.
+TEST_F(GpuResidency, BlockedPairsShortenedByCholesky) {
+  const JacobiOptions options{.compute_u = true, .compute_v = true};
+  expect_like_cpu("1200x300 double, blocked, Gram + Cholesky",
+                  random_entries<double>(1200 * 300, 56), 1, 1200, 300, 1200, 1200 * 300, options);
+}
+
+// A wide complex<float> 200x700 (A^H: 700 x 200), blocked, every strategy.
+TEST_F(GpuResidency, BlockedWideComplexFloat) {
+  using T = std::complex<float>;
+  const std::vector<T> a = random_entries<T>(2 * 200 * 700, 57);
+  for (const StrategyKind kind : {StrategyKind::ReversedRowCyclicClosest,
+                                  StrategyKind::RowCyclicClosest, StrategyKind::ModifiedModulus}) {
+    JacobiOptions options{.compute_u = true, .compute_v = true};
+    options.strategy = kind;
+    expect_like_cpu("200x700 complex<float>, blocked, " + shiftop::svd::to_string(kind), a, 2, 200,
+                    700, 200, 200 * 700, options);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

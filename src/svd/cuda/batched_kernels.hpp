@@ -95,10 +95,41 @@ inline SharedPlan plan_shared(std::size_t matrix_bytes, std::size_t small_bytes,
   return {small, false};
 }
 
+/// One outer step of the blocked method (block_pair_kernel.cu): the block strategy's step `index`,
+/// block columns of `width` columns, the inner strategy of order 2 width, and the per-matrix
+/// counters of the block-sweep (device memory).
+constexpr int kMaxBlockWidth = 16;
+constexpr int kBlockPairThreads = 512;
+struct BlockedStep {
+  int width = kMaxBlockWidth;
+  int lanes = 32;  ///< lanes per group of the inner method
+  const int2* block_pairs = nullptr;
+  int block_pairs_per_step = 0, index = 0;
+  const int2* inner_pairs = nullptr;
+  int inner_steps = 0, inner_pairs_per_step = 0, inner_sweeps = 0;
+  const int* done = nullptr;  ///< per matrix: 1 once it has converged (its pairs are skipped)
+  unsigned long long* proper = nullptr;     ///< per matrix
+  unsigned long long* rotations = nullptr;  ///< per matrix
+  int* nonfinite = nullptr;                 ///< per matrix
+};
+
+/// Dynamic shared memory of a block pair: the pair's columns (direct) or R and a row chunk.
+std::size_t block_pair_shared_bytes(index_t rows, int width, std::size_t element, bool direct);
+
 template <class T>
 void launch_preprocess(const Batch<T>& batch, std::size_t shared_limit, cudaStream_t stream);
 template <class T>
 void launch_orthogonalize(const Batch<T>& batch, std::size_t shared_limit, cudaStream_t stream);
+template <class T>
+void launch_block_pairs(const Batch<T>& batch, const BlockedStep& step, bool direct,
+                        cudaStream_t stream);
+/// W = I for every matrix (the blocked method starts from it).
+template <class T>
+void launch_identity(const Batch<T>& batch, cudaStream_t stream);
+/// sigma, its order and X after the blocked method (finish_matrix of pointwise_sweeps.cuh);
+/// reports[b].converged = every norm finite.
+template <class T>
+void launch_finish(const Batch<T>& batch, cudaStream_t stream);
 /// u and v: the caller's outputs (U: m x cols, V: n x cols per matrix), either may be null;
 /// scratch: rows x cols elements per matrix, used when U' does not fit in shared memory.
 template <class T>

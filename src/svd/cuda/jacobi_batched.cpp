@@ -58,6 +58,121 @@ std::size_t shared_limit(const gpu::Context& context) {
   return static_cast<std::size_t>(bytes) - 1024;
 }
 
+// A strategy as a steps x pairs_per_step table, short steps padded with p = -1.
+struct StrategyTable {
+  std::vector<int2> pairs;
+  int steps = 0, pairs_per_step = 0;
+};
+StrategyTable strategy_table(StrategyKind kind, index_t order) {
+  const Strategy strategy = Strategy::create(kind, order);
+  StrategyTable table;
+  table.steps = static_cast<int>(strategy.steps());
+  for (index_t s = 0; s < strategy.steps(); ++s)
+    table.pairs_per_step =
+        std::max(table.pairs_per_step, static_cast<int>(strategy.step(s).size()));
+  table.pairs.assign(static_cast<std::size_t>(std::max(1, table.steps * table.pairs_per_step)),
+                     int2{-1, -1});
+  for (index_t s = 0; s < strategy.steps(); ++s) {
+    const auto step = strategy.step(s);
+    for (std::size_t k = 0; k < step.size(); ++k)
+      table.pairs[s * table.pairs_per_step + k] = int2{step[k].p, step[k].q};
+  }
+  return table;
+}
+
+const int2* upload(const StrategyTable& table, cuda::DeviceMemory& memory,
+                   const gpu::Context& context, cudaStream_t stream) {
+  memory = cuda::allocate(context, table.pairs.size() * sizeof(int2));
+  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(memory.as<int2>(), table.pairs.data(),
+                                     table.pairs.size() * sizeof(int2), cudaMemcpyHostToDevice,
+                                     stream));
+  return memory.as<int2>();
+}
+
+// The per-matrix outcome of the blocked method's block-sweeps.
+struct BlockedOutcome {
+  std::vector<int> sweeps;
+  std::vector<long long> rotations, proper;
+  std::vector<bool> converged;
+};
+
+// Stage 2 for matrices whose G does not fit one thread block (svd/cuda/block_pair_kernel.cu):
+// block-sweeps of the block strategy until a block-sweep without a proper rotation, per matrix.
+template <class T>
+BlockedOutcome orthogonalize_blocked(const Batch<T>& plan, const JacobiOptions& options,
+                                     const gpu::Context& context, std::size_t limit,
+                                     cudaStream_t stream) {
+  const auto count = static_cast<std::size_t>(plan.count);
+  gpu_kernels::BlockedStep step;
+  // Two block columns at least (a matrix of a few very long columns, not preprocessed).
+  step.width = static_cast<int>(
+      std::min<index_t>(gpu_kernels::kMaxBlockWidth, std::max<index_t>(1, (plan.cols + 1) / 2)));
+  const index_t blocks = (plan.cols + step.width - 1) / step.width;
+  const bool direct = gpu_kernels::block_pair_shared_bytes(plan.g_rows, step.width,
+                                                           sizeof(DeviceType<T>), true) <= limit;
+  step.lanes = lanes_for(direct ? plan.g_rows : 2 * step.width);
+  const StrategyTable outer = strategy_table(options.strategy, blocks);
+  const StrategyTable inner = strategy_table(options.strategy, 2 * step.width);
+  cuda::DeviceMemory outer_memory, inner_memory, done_memory, proper_memory, rotations_memory,
+      nonfinite_memory;
+  step.block_pairs = upload(outer, outer_memory, context, stream);
+  step.block_pairs_per_step = outer.pairs_per_step;
+  step.inner_pairs = upload(inner, inner_memory, context, stream);
+  step.inner_steps = inner.steps;
+  step.inner_pairs_per_step = inner.pairs_per_step;
+  step.inner_sweeps = plan.max_sweeps;  // the full-block variant: each pair to convergence
+  int* done = buffer<int>(done_memory, context, count);
+  step.done = done;
+  step.proper = buffer<unsigned long long>(proper_memory, context, count);
+  step.rotations = buffer<unsigned long long>(rotations_memory, context, count);
+  step.nonfinite = buffer<int>(nonfinite_memory, context, count);
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(done, 0, count * sizeof(int), stream));
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(step.nonfinite, 0, count * sizeof(int), stream));
+  if (plan.w != nullptr) gpu_kernels::launch_identity(plan, stream);
+
+  BlockedOutcome outcome{std::vector<int>(count), std::vector<long long>(count),
+                         std::vector<long long>(count), std::vector<bool>(count)};
+  std::vector<unsigned long long> proper(count), rotations(count);
+  std::vector<int> finished(count, 0);
+  std::size_t remaining = count;
+  for (int sweep = 0; sweep < plan.max_sweeps && remaining > 0; ++sweep) {
+    SHIFTOP_CUDA_CHECK(cudaMemsetAsync(step.proper, 0, count * sizeof(unsigned long long), stream));
+    SHIFTOP_CUDA_CHECK(
+        cudaMemsetAsync(step.rotations, 0, count * sizeof(unsigned long long), stream));
+    for (int s = 0; s < outer.steps; ++s) {
+      step.index = s;
+      gpu_kernels::launch_block_pairs(plan, step, direct, stream);
+    }
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(proper.data(), step.proper, count * sizeof(proper[0]),
+                                       cudaMemcpyDeviceToHost, stream));
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(rotations.data(), step.rotations,
+                                       count * sizeof(rotations[0]), cudaMemcpyDeviceToHost,
+                                       stream));
+    SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t b = 0; b < count; ++b) {
+      if (finished[b] != 0) continue;
+      ++outcome.sweeps[b];
+      outcome.rotations[b] += static_cast<long long>(rotations[b]);
+      outcome.proper[b] += static_cast<long long>(proper[b]);
+      if (proper[b] == 0) {
+        finished[b] = 1;
+        outcome.converged[b] = true;
+        --remaining;
+      }
+    }
+    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(done, finished.data(), count * sizeof(int),
+                                       cudaMemcpyHostToDevice, stream));
+  }
+  std::vector<int> nonfinite(count);
+  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(nonfinite.data(), step.nonfinite, count * sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream));
+  gpu_kernels::launch_finish(plan, stream);
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t b = 0; b < count; ++b)
+    outcome.converged[b] = outcome.converged[b] && nonfinite[b] == 0;
+  return outcome;
+}
+
 // Replaces the columns of zero singular values (sorted last) of the matrices' X-derived output by
 // an orthonormal completion on the host, as the CPU driver does: X has zero columns there.
 template <class T>
@@ -110,10 +225,16 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   plan.cols = std::min(m, n);
   plan.n_plus = static_cast<int>(options.n_plus);
   const bool hyperbolic = options.n_plus >= 0;
-  plan.preprocessing = !options.preprocess     ? Preprocessing::None
-                       : !hyperbolic           ? Preprocessing::PivotedQr
-                       : plan.rows > plan.cols ? Preprocessing::UnpivotedQr
-                                               : Preprocessing::None;
+  // One thread block per matrix while its cols x cols factor fits the block's shared memory;
+  // beyond, the blocked method over many thread blocks on A' itself (the thesis' GPU algorithm
+  // has no preprocessing: a QR by one thread block would cost more than the sweeps).
+  const std::size_t limit = shared_limit(context);
+  const std::size_t small = static_cast<std::size_t>(plan.cols) * sizeof(double) + 16;
+  const bool blocked = static_cast<std::size_t>(plan.cols * plan.cols) * sizeof(V) + small > limit;
+  plan.preprocessing = !options.preprocess || blocked ? Preprocessing::None
+                       : !hyperbolic                  ? Preprocessing::PivotedQr
+                       : plan.rows > plan.cols        ? Preprocessing::UnpivotedQr
+                                                      : Preprocessing::None;
   const bool qr = plan.preprocessing != Preprocessing::None;
   const bool transposed = plan.preprocessing == Preprocessing::PivotedQr;
   plan.g_rows = qr ? plan.cols : plan.rows;
@@ -124,28 +245,12 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   plan.keep_x = transposed ? want_v : want_u;
   plan.max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : detail::kDefaultMaxSweeps;
 
-  const Strategy strategy = Strategy::create(options.strategy, plan.cols);
-  plan.steps = static_cast<int>(strategy.steps());
-  for (index_t s = 0; s < strategy.steps(); ++s)
-    plan.pairs_per_step = std::max(plan.pairs_per_step, static_cast<int>(strategy.step(s).size()));
-  std::vector<int2> pairs(static_cast<std::size_t>(std::max(1, plan.steps * plan.pairs_per_step)),
-                          int2{-1, -1});
-  for (index_t s = 0; s < strategy.steps(); ++s) {
-    const auto step = strategy.step(s);
-    for (std::size_t k = 0; k < step.size(); ++k)
-      pairs[s * plan.pairs_per_step + k] = int2{step[k].p, step[k].q};
-  }
   plan.lanes = lanes_for(plan.g_rows);
-  const int groups = std::clamp(std::max(plan.pairs_per_step, 1), 1, 512 / plan.lanes);
-  plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
 
   const auto count = static_cast<std::size_t>(batch);
   const auto rows = static_cast<std::size_t>(plan.rows), cols = static_cast<std::size_t>(plan.cols);
   cuda::DeviceMemory pairs_memory, qr_memory, tau_memory, col_perm_memory, row_perm_memory,
       keys_memory, g_memory, w_memory, order_memory, reports_memory, scratch_memory;
-  plan.pairs = buffer<int2>(pairs_memory, context, pairs.size());
-  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(pairs_memory.as<int2>(), pairs.data(),
-                                     pairs.size() * sizeof(int2), cudaMemcpyHostToDevice, stream));
   if (qr) plan.qr = buffer<V>(qr_memory, context, count * rows * cols);
   if (qr && want_u) plan.tau = buffer<V>(tau_memory, context, count * cols);
   if (transposed) {
@@ -160,9 +265,22 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   plan.sigma = out.sigma;
   V* scratch = qr && want_u ? buffer<V>(scratch_memory, context, count * rows * cols) : nullptr;
 
-  const std::size_t limit = shared_limit(context);
+  if (!blocked) {
+    const StrategyTable table = strategy_table(options.strategy, plan.cols);
+    plan.pairs = upload(table, pairs_memory, context, stream);
+    plan.steps = table.steps;
+    plan.pairs_per_step = table.pairs_per_step;
+    const int groups = std::clamp(std::max(plan.pairs_per_step, 1), 1, 512 / plan.lanes);
+    plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
+  } else {
+    plan.threads = gpu_kernels::kBlockPairThreads;
+  }
   gpu_kernels::launch_preprocess(plan, limit, stream);
-  gpu_kernels::launch_orthogonalize(plan, limit, stream);
+  BlockedOutcome outcome;
+  if (blocked)
+    outcome = orthogonalize_blocked(plan, options, context, limit, stream);
+  else
+    gpu_kernels::launch_orthogonalize(plan, limit, stream);
   gpu_kernels::launch_vectors(plan, reinterpret_cast<V*>(out.u), reinterpret_cast<V*>(out.v),
                               scratch, limit, stream);
   std::vector<MatrixReport> reports(count);
@@ -183,10 +301,10 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   }
   std::vector<JacobiStats> stats(count);
   for (std::size_t b = 0; b < count; ++b) {
-    stats[b].sweeps = reports[b].sweeps;
-    stats[b].rotations = reports[b].rotations;
-    stats[b].proper_rotations = reports[b].proper_rotations;
-    stats[b].converged = reports[b].converged != 0;
+    stats[b].sweeps = blocked ? outcome.sweeps[b] : reports[b].sweeps;
+    stats[b].rotations = blocked ? outcome.rotations[b] : reports[b].rotations;
+    stats[b].proper_rotations = blocked ? outcome.proper[b] : reports[b].proper_rotations;
+    stats[b].converged = reports[b].converged != 0 && (!blocked || outcome.converged[b]);
     stats[b].rank = reports[b].rank;
   }
 

@@ -225,12 +225,16 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   plan.cols = std::min(m, n);
   plan.n_plus = static_cast<int>(options.n_plus);
   const bool hyperbolic = options.n_plus >= 0;
-  // One thread block per matrix while its cols x cols factor fits the block's shared memory;
-  // beyond, the blocked method over many thread blocks on A' itself (the thesis' GPU algorithm
-  // has no preprocessing: a QR by one thread block would cost more than the sweeps).
+  // One thread block per matrix while its cols x cols factor fits the block's shared memory, or
+  // while the batch alone fills the GPU (each block then works in global memory and L2: 2000
+  // matrices of 256 x 256 took 1.1 ms each so, 1.9 ms each by the blocked method; H100,
+  // bench/NOTES.md). Otherwise the blocked method over many thread blocks per matrix, on A'
+  // itself (the thesis' GPU algorithm has no preprocessing: a QR by one thread block would cost
+  // more than the sweeps).
   const std::size_t limit = shared_limit(context);
   const std::size_t small = static_cast<std::size_t>(plan.cols) * sizeof(double) + 16;
-  const bool blocked = static_cast<std::size_t>(plan.cols * plan.cols) * sizeof(V) + small > limit;
+  const bool fits = static_cast<std::size_t>(plan.cols * plan.cols) * sizeof(V) + small <= limit;
+  const bool blocked = !fits && batch < 2 * context.multiprocessors();
   plan.preprocessing = !options.preprocess || blocked ? Preprocessing::None
                        : !hyperbolic                  ? Preprocessing::PivotedQr
                        : plan.rows > plan.cols        ? Preprocessing::UnpivotedQr

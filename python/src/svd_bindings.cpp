@@ -201,7 +201,6 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   return out;
 }
 
-#ifdef SHIFTOP_HAVE_CUDA
 // The batch of `batch` column-major rows x cols matrices at device address `a` (contiguous:
 // lda = rows), the outputs at `sigma`, `u`, `v` (batch x rows x k and batch x cols x k, as the
 // library writes them), all on GPU `device`, queued after the work on `stream` (a cudaStream_t)
@@ -226,15 +225,6 @@ nb::dict solve_device_batch(std::uintptr_t a, index_t batch, index_t rows, index
   }
   return stats_arrays(stats);
 }
-#else
-// Without CUDA the GPU context cannot be made (and its stub defines no stream ordering to link).
-template <class T>
-nb::dict solve_device_batch(std::uintptr_t, index_t, index_t, index_t, std::uintptr_t,
-                            std::uintptr_t, std::uintptr_t, const svd::JacobiOptions&,
-                            std::uintptr_t, int) {
-  fail("device arrays: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF)");
-}
-#endif
 
 nb::dict jacobi_batched_device(const std::string& dtype, std::uintptr_t a, index_t batch,
                                index_t rows, index_t cols, std::uintptr_t sigma, std::uintptr_t u,

@@ -1,8 +1,8 @@
 // shiftop._core.jacobi_batched, jacobi_batched_device and spectrum: the one-sided Jacobi (H)SVD of
 // a batch of matrices (svd/jacobi.hpp; on a GPU svd/jacobi_gpu.hpp) and the spectrum of a block
 // Toeplitz operator (svd/spectrum.hpp), with the GIL released. python/shiftop/svd.py wraps them as
-// shiftop.svd() and shiftop.spectrum(). The GPU runs get a context of their own for the call, and
-// the caller's current CUDA device, which the context switches to, is restored afterwards.
+// shiftop.svd() and shiftop.spectrum(). The GPU runs share one context per device (HeldContext),
+// and the caller's current CUDA device, which the context switches to, is restored afterwards.
 //
 // Layout: a NumPy batch (batch, r, c) is read in place. When each matrix is row-major (C order,
 // stride 1 along c) it is the column-major c x r matrix A^T, which is what the library is given
@@ -19,7 +19,9 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,6 +75,38 @@ class CurrentDevice {
 // Without CUDA there is no current device (and no GPU run).
 struct [[maybe_unused]] CurrentDevice {};
 #endif
+
+// The context of GPU `device` for the calls below, held by the calling thread while this lives.
+// One per device, made on first use and kept: a context (a stream, a cuBLAS handle and its 32 MB
+// workspace) costs more to make than a small batch costs to solve. A context is driven by one host
+// thread at a time, hence the device's mutex; take it with the GIL released, or a thread waiting
+// for it would keep the GIL from the holder. The contexts are never destroyed: at exit, static
+// destructors may run after the CUDA runtime has shut down.
+class HeldContext {
+ public:
+  explicit HeldContext(int device) : slot_(slot(device)), lock_(slot_.mutex) {
+    if (!slot_.context) slot_.context = gpu::Context::create(device);
+  }
+  const std::shared_ptr<gpu::Context>& get() const { return slot_.context; }
+
+ private:
+  struct Slot {
+    std::mutex mutex;
+    std::shared_ptr<gpu::Context> context;
+  };
+  struct Slots {
+    std::mutex mutex;
+    std::map<int, Slot> by_device;  // a map's elements stay where they are
+  };
+  static Slot& slot(int device) {
+    static auto* const slots = new Slots();  // never freed: see above
+    const std::lock_guard lock(slots->mutex);
+    return slots->by_device[device];
+  }
+
+  Slot& slot_;
+  std::unique_lock<std::mutex> lock_;
+};
 
 svd::Variant parse_variant(const std::string& text) {
   if (text == "auto") return svd::Variant::Auto;
@@ -177,8 +211,9 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
     nb::gil_scoped_release unlocked;
     if (device) {
       const CurrentDevice restore;
-      result = svd::jacobi_batched(*gpu::Context::create(*device), a.data(), shape[0], layout.rows,
-                                   layout.cols, layout.lda, layout.stride, options);
+      const HeldContext held(*device);
+      result = svd::jacobi_batched(*held.get(), a.data(), shape[0], layout.rows, layout.cols,
+                                   layout.lda, layout.stride, options);
     } else {
       result = svd::jacobi_batched(a.data(), shape[0], layout.rows, layout.cols, layout.lda,
                                    layout.stride, options);
@@ -216,12 +251,13 @@ nb::dict solve_device_batch(std::uintptr_t a, index_t batch, index_t rows, index
   {
     nb::gil_scoped_release unlocked;
     const CurrentDevice restore;
-    const std::shared_ptr<gpu::Context> context = gpu::Context::create(device);
+    const HeldContext held(device);
+    const gpu::Context& context = *held.get();
     auto* const user = reinterpret_cast<void*>(stream);
-    context->wait_for(user);
-    stats = svd::jacobi_batched_device(*context, reinterpret_cast<const T*>(a), batch, rows, cols,
+    context.wait_for(user);
+    stats = svd::jacobi_batched_device(context, reinterpret_cast<const T*>(a), batch, rows, cols,
                                        rows, rows * cols, out, options);
-    context->signal(user);
+    context.signal(user);
   }
   return stats_arrays(stats);
 }
@@ -276,7 +312,8 @@ nb::dict spectrum(const KernelArray& first_column, const std::optional<KernelArr
     nb::gil_scoped_release unlocked;
     if (device) {
       const CurrentDevice restore;
-      options.context = gpu::Context::create(*device);
+      const HeldContext held(*device);
+      options.context = held.get();
       s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
     } else {
       s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);

@@ -7,6 +7,7 @@ when PyTorch, CuPy or a GPU is missing."""
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -574,6 +575,27 @@ def test_torch_svd_is_ordered_on_the_current_stream_and_casts_integers(rng):
     assert s_int.dtype == torch.float64
     want = np.linalg.svd(ints.cpu().numpy().astype(np.float64), compute_uv=False)
     assert np.abs(s_int.cpu().numpy() - want).max() <= 1e-13 * want.max()
+
+
+@pytest.mark.gpu
+def test_threads_sharing_a_gpu_get_their_own_results(rng):
+    """The calls on one GPU share its context, one thread at a time: from 4 threads, each call's
+    values equal the same call made alone, bit for bit (NumPy arrays, and CUDA tensors queued on
+    each thread's own stream)."""
+    torch = require_torch_gpu()
+    matrices = [random_matrix(rng, (3, 40, 24), np.float64) for _ in range(8)]
+
+    def run(k):
+        if k % 2 == 0:
+            return shiftop.svd(matrices[k], compute_uv=False, backend="cuda")
+        with torch.cuda.stream(torch.cuda.Stream()):
+            return shiftop.svd(torch.from_numpy(matrices[k]).cuda(), compute_uv=False).cpu().numpy()
+
+    alone = [run(k) for k in range(len(matrices))]
+    calls = list(range(len(matrices))) * 3
+    with ThreadPoolExecutor(4) as pool:
+        for k, got in zip(calls, pool.map(run, calls)):
+            np.testing.assert_array_equal(got, alone[k])
 
 
 @pytest.mark.gpu

@@ -181,6 +181,7 @@ __device__ SweepTotals pointwise_sweeps(const Pointwise<V>& problem, const Group
         const double fresh_q = column_norm2(swap ? gp : gq, rows, groups, recompute_q);
         if (recompute_p) new_p = static_cast<R>(sqrt(fresh_p));
         if (recompute_q) new_q = static_cast<R>(sqrt(fresh_q));
+        __syncwarp();  // the group's lanes have read norm[p], norm[q] (racecheck)
         if (active && groups.lane == 0) {
           problem.norm[p] = swap ? new_q : new_p;
           problem.norm[q] = swap ? new_p : new_q;

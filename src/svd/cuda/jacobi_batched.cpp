@@ -285,8 +285,11 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     outcome = orthogonalize_blocked(plan, options, context, limit, stream);
   else
     gpu_kernels::launch_orthogonalize(plan, limit, stream);
-  gpu_kernels::launch_vectors(plan, reinterpret_cast<V*>(out.u), reinterpret_cast<V*>(out.v),
-                              scratch, limit, stream);
+  // Only the requested outputs: a U or V buffer given without its flag is left untouched (the
+  // kernel would otherwise form it from an X or W that was not kept).
+  gpu_kernels::launch_vectors(plan, options.compute_u ? reinterpret_cast<V*>(out.u) : nullptr,
+                              options.compute_v ? reinterpret_cast<V*>(out.v) : nullptr, scratch,
+                              limit, stream);
   std::vector<MatrixReport> reports(count);
   SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(reports.data(), plan.reports, count * sizeof(MatrixReport),
                                      cudaMemcpyDeviceToHost, stream));

@@ -1,5 +1,5 @@
 // The argument checks of the Jacobi (H)SVD drivers, shared by the CPU driver (svd/jacobi.cpp) and
-// its GPU twin (svd/cuda/jacobi_batched.cu) so that both refuse the same inputs with the same
+// its GPU twin (svd/cuda/jacobi_batched.cpp) so that both refuse the same inputs with the same
 // messages.
 #pragma once
 

@@ -1,18 +1,29 @@
 // shiftop::svd::jacobi_batched on a GPU — the twin of the CPU batched one-sided Jacobi (H)SVD
 // (svd/jacobi.hpp) with the same options, layouts and results (equal within rounding, not
-// bitwise: the GPU sums dot products in another order). One thread block per matrix
-// (jacobi-svd-gsvd-gpu-thesis, section 2.3, the pointwise level): the rows are sorted by their
-// infinity norm, the matrix is factored by Householder QR with column pivoting (as the CPU
-// driver and LAPACK's xGEJSV do) and the transposed triangular factor is orthogonalised by the
-// pointwise method under the parallel strategy of the options; each matrix lives in the
-// multiprocessor's shared memory when it fits (Hopper: up to 227 KB per block) and in global
-// memory otherwise. Work is queued on the context's stream (gpu/context.hpp); both functions
-// return after that stream is synchronised, because the convergence counters come back to the
-// host.
+// bitwise: the GPU sums dot products in another order). Two methods, chosen per call
+// (jacobi-svd-gsvd-gpu-thesis, section 2.3; docs/architecture.md, section 16):
+//  * one thread block per matrix while the matrix's cols x cols factor (cols = min(m, n)) fits a
+//    block's shared memory (Hopper: up to 227 KB), or while the batch has at least two matrices
+//    per multiprocessor: the rows are sorted by their infinity norm, the matrix is factored by
+//    Householder QR with column pivoting (as the CPU driver and LAPACK's xGEJSV do) and the
+//    transposed triangular factor is orthogonalised by the pointwise method under the parallel
+//    strategy of the options, in shared memory when it fits and in global memory otherwise;
+//  * otherwise (one large matrix, or a few) the blocked method, many thread blocks per matrix: the
+//    pointwise method inside pairs of 16-column blocks, run to convergence (the full-block
+//    variant), on A (or A^H) itself. This path does no preprocessing (options.preprocess is
+//    ignored): its relative accuracy is the plain one-sided method's (column scaling, A = B D),
+//    not the row-sorted QR's (row scaling, A = D B); stats.sweeps counts block-sweeps and
+//    stats.rank is min(m, n). Since the choice depends on the batch size, a matrix of that size
+//    computed alone may take the other path than within a large batch.
+// Work is queued on the context's stream (gpu/context.hpp); both functions return after that
+// stream is synchronised, because the convergence counters come back to the host.
 //
-// Options on the GPU: compute_u, compute_v, n_plus (the hyperbolic SVD), strategy, max_sweeps and
-// preprocess as on the CPU; variant Auto or Pointwise (the blocked variants are CPU-only so far:
-// refused); rank_tolerance must be 0 (refused otherwise); block_width and threads are ignored.
+// Options on the GPU: compute_u, compute_v, n_plus (the hyperbolic SVD), strategy and max_sweeps
+// as on the CPU (on the blocked path max_sweeps bounds the block-sweeps, and the sweeps inside
+// each block pair); preprocess as on the CPU except on the blocked path (above); variant Auto or
+// Pointwise, which both let the GPU pick its method as above (BlockOriented and FullBlock, the
+// CPU's blocked variants, are refused); rank_tolerance must be 0 (refused otherwise); block_width
+// and threads are ignored.
 #pragma once
 
 #include <vector>
@@ -35,8 +46,8 @@ BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, i
 template <class T>
 struct DeviceJacobiOutput {
   Real<T>* sigma = nullptr;  ///< batch x r, row b descending (hyperbolic: per part of J)
-  T* u = nullptr;            ///< batch x (m x r), column-major, leading dimension m; when compute_u
-  T* v = nullptr;            ///< batch x (n x r), column-major, leading dimension n; when compute_v
+  T* u = nullptr;  ///< batch x (m x r), column-major, leading dimension m; written iff compute_u
+  T* v = nullptr;  ///< batch x (n x r), column-major, leading dimension n; written iff compute_v
 };
 
 /// Device arrays: `a` (device memory, not modified) holds the batch as above; the results go to

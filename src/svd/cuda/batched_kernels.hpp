@@ -1,22 +1,26 @@
 // The three stages of the batched Jacobi (H)SVD on the GPU (svd/jacobi_gpu.hpp), one thread block
-// per matrix in each, and the description of a batch they share. The driver
-// (svd/cuda/jacobi_batched.cu) allocates the buffers and launches them in order on one stream:
+// per matrix in each (except the blocked method of stage 2), and the description of a batch they
+// share. The driver (svd/cuda/jacobi_batched.cpp) allocates the buffers and launches them in
+// order on one stream:
 //
 //  1. preprocess (preprocess_kernel.cu): A' (A, or A^H when m < n: rows x cols, rows >= cols) is
 //     scaled by a power of two when its entries are huge, checked for non-finite entries, and
 //     - SVD: its rows sorted by decreasing infinity norm, factored P_r A' P = Q R by Householder QR
 //       with column pivoting; G = R^H (cols x cols);
 //     - HSVD with rows > cols: A' = Q R without pivoting; G = R (J stays on the columns);
-//     - otherwise (no preprocessing): G = A' (rows x cols).
+//     - otherwise (no preprocessing, and always before the blocked method): G = A' (rows x cols).
 //  2. orthogonalize (orthogonalize_kernel.cu): the pointwise one-sided Jacobi method on G under a
 //     parallel strategy, accumulating the rotations into W when asked; sigma_j = ||g_j|| written
 //     sorted descending (per part of J), X = G's columns normalised, and each column's place in
-//     that order (the vectors stage permutes X and W as it writes U and V).
+//     that order (the vectors stage permutes X and W as it writes U and V). For a G too large for
+//     one block's shared memory in a batch too small to fill the GPU, the blocked method instead
+//     (block_pair_kernel.cu: one thread block per pivot block pair and matrix, launched per outer
+//     step; then the same finish).
 //  3. vectors (vectors_kernel.cu): U' and V' of A' from X and W (thesis eqs. (2.1)-(2.2), as the
 //     CPU driver, svd/preprocess.hpp): SVD: U' = P_r^T Q [W; 0], V' = P X; HSVD: U' = Q X, V' = W;
 //     unpreprocessed: U' = X, V' = W; then U = U', V = V' (A' = A) or U = V', V = U' (A' = A^H).
 //
-// Each kernel keeps its matrices in shared memory when they fit (kernel_shared_bytes) and works on
+// Each kernel keeps its matrices in shared memory when they fit (plan_shared) and works on
 // their global copies otherwise; the code is the same, through generic pointers.
 #pragma once
 

@@ -158,8 +158,12 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
     backend: None (the default): 'cuda' for a CUDA tensor or a CuPy array, 'cpu' otherwise;
         'cuda' with a NumPy array (array_like) computes on GPU `device` (copied there and back,
         results in NumPy); 'cpu' with a device array is a TypeError. The GPU computes one matrix
-        per thread block, equal to the CPU's results within rounding (not bit for bit); it runs
-        variant 'auto' or 'pointwise' and rank_tolerance 0 only (others raise ValueError).
+        per thread block, equal to the CPU's results within rounding (not bit for bit), except
+        for matrices whose min(m, n)^2 entries exceed a thread block's shared memory (about
+        160^2 in float64) in stacks of fewer than two matrices per multiprocessor: those take its
+        blocked method, on a itself without the QR preprocessing (the relative accuracy of
+        column-scaled, not row-scaled, matrices; 'sweeps' counts block-sweeps). It runs variant
+        'auto' or 'pointwise' and rank_tolerance 0 only (others raise ValueError).
     device: the CUDA device index for NumPy input with backend='cuda' (None: 0); a device array
         runs on its own GPU (a different device is a ValueError).
     full_output: also return a dict of per-matrix statistics, each an array of the stack's shape
@@ -277,7 +281,9 @@ class _Torch:
         self.dtype = str(x.dtype).removeprefix("torch.")
 
     def cast(self, x, dtype):
-        return x.to(getattr(self.torch, dtype))
+        # A lazily conjugated or negated view (x.conj(), z.conj().imag) has the unconjugated
+        # values at data_ptr(): materialise it, or the core would read conj(a) or -a.
+        return x.to(getattr(self.torch, dtype)).resolve_conj().resolve_neg()
 
     def empty(self, shape, dtype):
         return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=self.device)

@@ -546,6 +546,20 @@ def test_torch_cuda_tensors_give_tensors_on_their_gpu(rng, dtype, shape):
 
 
 @pytest.mark.gpu
+def test_torch_conjugate_and_negative_views_give_the_svd_of_their_values(rng):
+    """x.conj() of a complex tensor and z.conj().imag are lazy views (PyTorch's conj and neg bits)
+    over memory that holds the unconjugated values; the SVD must be that of the values they show."""
+    torch = require_torch_gpu()
+    a = random_matrix(rng, (2, 12, 7), np.complex128)
+    views = (torch.from_numpy(a).cuda().conj(), torch.from_numpy(a).cuda().conj().imag)
+    assert views[0].is_conj() and views[1].is_neg()
+    for x, shown in zip(views, (np.conj(a), -a.imag)):
+        u, s, vh = shiftop.svd(x)
+        check_svd(shown, u.cpu().numpy(), s.cpu().numpy(), vh.cpu().numpy(),
+                  tolerance(shown.shape, shown.dtype))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", GPU_SHAPES)
 def test_cupy_arrays_give_cupy_arrays_on_their_gpu(rng, dtype, shape):

@@ -14,16 +14,23 @@
 //    ignored): its relative accuracy is the plain one-sided method's (column scaling, A = B D),
 //    not the row-sorted QR's (row scaling, A = D B); stats.sweeps counts block-sweeps and
 //    stats.rank is min(m, n). Since the choice depends on the batch size, a matrix of that size
-//    computed alone may take the other path than within a large batch.
+//    computed alone may take the other path than within a large batch; variant Pointwise keeps
+//    every matrix on the first method. The hyperbolic SVD is refused on the blocked path (not
+//    validated there yet).
+// Each matrix is scaled by the power of two that brings its largest entry into [1, 2) (exact;
+// sigma is scaled back), and sums of squares are formed in double: entries spanning more than
+// about 300 decades within one matrix lose the relative accuracy of the tiniest singular values
+// (the CPU's scaled norms keep it).
 // Work is queued on the context's stream (gpu/context.hpp); both functions return after that
 // stream is synchronised, because the convergence counters come back to the host.
 //
 // Options on the GPU: compute_u, compute_v, n_plus (the hyperbolic SVD), strategy and max_sweeps
 // as on the CPU (on the blocked path max_sweeps bounds the block-sweeps, and the sweeps inside
-// each block pair); preprocess as on the CPU except on the blocked path (above); variant Auto or
-// Pointwise, which both let the GPU pick its method as above (BlockOriented and FullBlock, the
-// CPU's blocked variants, are refused); rank_tolerance must be 0 (refused otherwise); block_width
-// and threads are ignored.
+// each block pair); preprocess as on the CPU except on the blocked path (above); variant Auto
+// (the GPU picks its method as above) or Pointwise (one thread block per matrix always);
+// BlockOriented and FullBlock, the CPU's blocked variants, are refused; rank_tolerance must be 0
+// (refused otherwise); block_width and threads are ignored. min(m, n) is limited by the per-column
+// arrays a thread block keeps (about 11,000 with the QR, 29,000 without; refused beyond).
 #pragma once
 
 #include <vector>

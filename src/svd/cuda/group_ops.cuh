@@ -109,6 +109,16 @@ __device__ __forceinline__ V scale(R c, V x) {
     return {c * x.x, c * x.y};
 }
 
+/// c x computed in double and rounded once (c may be outside the range of x's precision).
+template <class V>
+__device__ __forceinline__ V scale_in_double(double c, V x) {
+  if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
+    return static_cast<V>(c * static_cast<double>(x));
+  else
+    return make<V>(static_cast<decltype(x.x)>(c * static_cast<double>(x.x)),
+                   static_cast<decltype(x.x)>(c * static_cast<double>(x.y)));
+}
+
 template <class V>
 __device__ __forceinline__ V conj(V x) {
   if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)

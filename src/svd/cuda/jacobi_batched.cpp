@@ -234,11 +234,24 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   const std::size_t limit = shared_limit(context);
   const std::size_t small = static_cast<std::size_t>(plan.cols) * sizeof(double) + 16;
   const bool fits = static_cast<std::size_t>(plan.cols * plan.cols) * sizeof(V) + small <= limit;
-  const bool blocked = !fits && batch < 2 * context.multiprocessors();
+  const bool blocked =
+      !fits && batch < 2 * context.multiprocessors() && options.variant != Variant::Pointwise;
   plan.preprocessing = !options.preprocess || blocked ? Preprocessing::None
                        : !hyperbolic                  ? Preprocessing::PivotedQr
                        : plan.rows > plan.cols        ? Preprocessing::UnpivotedQr
                                                       : Preprocessing::None;
+  // The kernels keep per-column arrays in shared memory: the column norms (8 bytes a column),
+  // and in the pivoted QR its partial norms and permutation (20 bytes a column).
+  const std::size_t per_column = plan.preprocessing != Preprocessing::None ? 20 : 8;
+  require(static_cast<std::size_t>(plan.cols) * per_column + 16 <= limit,
+          "svd: min(m, n) = {} is beyond what the GPU kernels hold per thread block (at most {} "
+          "here); use the CPU backend",
+          plan.cols, (limit - 16) / per_column);
+  require(!blocked || !hyperbolic,
+          "n_plus: the hyperbolic SVD of a {} x {} matrix in a batch of {} would take the GPU's "
+          "blocked method, not validated for it yet; use variant pointwise (one thread block per "
+          "matrix) or the CPU backend",
+          m, n, batch);
   const bool qr = plan.preprocessing != Preprocessing::None;
   const bool transposed = plan.preprocessing == Preprocessing::PivotedQr;
   plan.g_rows = qr ? plan.cols : plan.rows;

@@ -111,6 +111,7 @@ __device__ SweepTotals pointwise_sweeps(const Pointwise<V>& problem, const Group
   const index_t pair_rounds = (problem.pairs_per_step + groups.count - 1) / groups.count;
   const bool first_thread = threadIdx.x == 0;
   if (first_thread) counters->nonfinite = 0;
+  __syncthreads();  // before any column_norms may set it
   SweepTotals totals;
   while (totals.sweeps < problem.max_sweeps) {
     column_norms(g, rows, problem.cols, problem.norm, false, groups, counters);
@@ -223,18 +224,20 @@ __device__ void finish_matrix(const Batch<T>& batch, index_t b, const DeviceType
   for (index_t j = tid; j < cols; j += threads) {
     const index_t start = n_plus >= 0 && j >= n_plus ? n_plus : 0;
     const index_t end = n_plus >= 0 && j < n_plus ? n_plus : cols;
-    const double s = norm[j];
+    // NaN norms (a result that did not converge) rank last, so the places stay distinct
+    const auto key = [norm](index_t k) { return isnan(norm[k]) ? -1.0 : norm[k]; };
+    const double s = key(j);
     index_t rank = start;
     for (index_t k = start; k < end; ++k)
-      rank += norm[k] > s || (norm[k] == s && k < j);
+      rank += key(k) > s || (key(k) == s && k < j);
     batch.order[b * cols + j] = static_cast<std::int32_t>(rank);
-    batch.sigma[b * cols + rank] = static_cast<R>(scalbn(sqrt(s), exponent));
+    batch.sigma[b * cols + rank] = static_cast<R>(scalbn(sqrt(norm[j]), exponent));
   }
   if (!batch.keep_x) return;
   DeviceType<T>* x = batch.g + b * rows * cols;
   for (index_t e = tid; e < rows * cols; e += threads) {  // zero columns stay zero
     const double s = norm[e / rows];
-    x[e] = s > 0 ? scale(static_cast<R>(1.0 / sqrt(s)), g[e]) : zero<DeviceType<T>>();
+    x[e] = s > 0 ? scale_in_double(1.0 / sqrt(s), g[e]) : zero<DeviceType<T>>();
   }
 }
 

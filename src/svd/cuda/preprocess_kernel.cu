@@ -84,12 +84,12 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
     if (pivoted) row_key[i] = key;
   }
   __syncthreads();
-  // Entries so large that norms or dot products could overflow are scaled by a power of two
-  // (exact), with the CPU driver's threshold; small entries are left alone.
+  // A' is scaled by the power of two that brings its largest entry into [1, 2) (exact; sigma is
+  // scaled back): the squared sums in double then neither overflow nor underflow unless the
+  // entries themselves span more than ~300 decades (FP32: the factor stays a float).
   const double largest = __longlong_as_double(static_cast<long long>(max_bits));
-  const double big = sqrt(static_cast<double>(std::numeric_limits<R>::max())) /
-                     (4.0 * static_cast<double>(batch.m) * static_cast<double>(batch.n));
-  const int exponent = largest > big ? ilogb(largest) : 0;
+  const int exponent =
+      largest > 0 ? max(ilogb(largest), 3 - std::numeric_limits<R>::max_exponent) : 0;
   const R factor = static_cast<R>(scalbn(1.0, -exponent));
 
   if (pivoted) {  // rank = rows before it in decreasing order, ties in row order (stable)
@@ -109,8 +109,9 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
     const V x = element(batch, a, pivoted ? row_perm[i] : i, j);
     work[e] = finite(x) ? scale(factor, x) : zero<V>();
   }
-  for (index_t j = tid; j < cols; j += threads)
-    perm[j] = static_cast<int>(j);
+  if (pivoted)
+    for (index_t j = tid; j < cols; j += threads)
+      perm[j] = static_cast<int>(j);
   __syncthreads();
 
   MatrixReport* report = batch.reports + b;
@@ -276,7 +277,7 @@ void launch_preprocess(const Batch<T>& batch, std::size_t shared_limit, cudaStre
   const bool none = batch.preprocessing == Preprocessing::None;
   const std::size_t small = batch.cols * (2 * sizeof(double) + sizeof(int));
   const SharedPlan shared =
-      none ? SharedPlan{(small + 15) / 16 * 16, false}
+      none ? SharedPlan{}
            : plan_shared(batch.rows * batch.cols * sizeof(DeviceType<T>), small, shared_limit);
   SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(preprocess_kernel<T>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -531,6 +531,40 @@ TYPED_TEST(GpuJacobi, BatchedEqualsOneAtATime) {
   }
 }
 
+// Each matrix is scaled by the power of two that brings its largest entry into [1, 2), exactly:
+// the same matrix times 2^k (k = -560, about 1e-169, and +900 in FP64; -100 and +100 in FP32,
+// no entry subnormal),
+// tall and wide, gives sigma times 2^k and the same U and V, bit for bit (before, a 1e-170 FP64
+// matrix gave sigma = 0). Also U alone and V alone equal those of both, bit for bit.
+TYPED_TEST(GpuJacobi, ScaledCopiesAndSingleVectors) {
+  using T = TypeParam;
+  using R = Real<T>;
+  const bool fp32 = std::is_same_v<R, float>;
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{37, 23}, {23, 37}}) {
+    const std::vector<T> a = random_entries<T>(2 * m * n, 60);
+    const JacobiOptions both{.compute_u = true, .compute_v = true};
+    const auto reference = on_gpu(a, 2, m, n, m, m * n, both);
+    for (const int k : {fp32 ? -100 : -560, fp32 ? 100 : 900}) {
+      std::vector<T> scaled(a);
+      for (T& x : scaled)
+        x *= std::ldexp(R(1), k);
+      const auto r = on_gpu(scaled, 2, m, n, m, m * n, both);
+      const std::string where =
+          std::to_string(m) + "x" + std::to_string(n) + " times 2^" + std::to_string(k);
+      ASSERT_EQ(r.sigma.size(), reference.sigma.size()) << where;
+      for (std::size_t i = 0; i < r.sigma.size(); ++i)
+        ASSERT_EQ(r.sigma[i], std::ldexp(reference.sigma[i], k)) << where << ", sigma " << i;
+      EXPECT_TRUE(r.u == reference.u) << where << ": U";
+      EXPECT_TRUE(r.v == reference.v) << where << ": V";
+      EXPECT_TRUE(r.stats[0].converged && r.stats[1].converged) << where;
+    }
+    const auto u_only = on_gpu(a, 2, m, n, m, m * n, JacobiOptions{.compute_u = true});
+    const auto v_only = on_gpu(a, 2, m, n, m, m * n, JacobiOptions{.compute_v = true});
+    EXPECT_TRUE(u_only.sigma == reference.sigma && u_only.u == reference.u && u_only.v.empty());
+    EXPECT_TRUE(v_only.sigma == reference.sigma && v_only.v == reference.v && v_only.u.empty());
+  }
+}
+
 // Tiny, odd and wide sizes (wide ones through A^H), a batch of 2 each.
 TYPED_TEST(GpuJacobi, OddAndTinySizes) {
   using T = TypeParam;

@@ -117,6 +117,27 @@ std::vector<double> real_embedding(const std::vector<T>& a, std::int64_t m, std:
   return e;
 }
 
+/// The singular values of the m x n column-major A (any of the four types), descending, from the
+/// __float128 reference of its real embedding, and the largest relative difference between the
+/// two copies of each value the embedding gives (the reference's own accuracy: a wrong embedding
+/// shows there).
+struct EmbeddedReference {
+  std::vector<double> sigma;
+  double pair_difference = 0;
+};
+template <class T>
+EmbeddedReference embedded_reference(const std::vector<T>& a, std::int64_t m, std::int64_t n) {
+  const std::vector<double> embedded = real_embedding(a, m, n);
+  const std::vector<double> doubled = quad_singular_values(embedded.data(), 2 * m, 2 * n, 2 * m);
+  EmbeddedReference reference;
+  for (std::int64_t i = 0; i < std::min(m, n); ++i) {
+    reference.sigma.push_back(doubled[2 * i]);
+    reference.pair_difference = std::max(
+        reference.pair_difference, std::abs(doubled[2 * i + 1] - doubled[2 * i]) / doubled[2 * i]);
+  }
+  return reference;
+}
+
 /// A random orthogonal n x n matrix in __float128, column-major: a product of n Householder
 /// reflectors with normal vectors.
 inline std::vector<quad> quad_random_orthogonal(std::int64_t n, std::mt19937_64& rng) {

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "shiftop/btt/op.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/precision.hpp"
 #include "shiftop/core/shape.hpp"
 
@@ -20,12 +21,10 @@ class Context;
 
 namespace shiftop::btt {
 
-enum class Backend { Cpu, Cuda };
-
-/// How hard plan creation searches for the fastest way to apply: Estimate takes the defaults;
-/// Measure runs FFTW's planner on the CPU, and on the GPU times the FFT length, the transforms
-/// and the phase-3 implementations on the plan's own F^ and keeps the fastest.
-enum class Planning { Estimate, Measure };
+using shiftop::Backend;
+/// For a plan, Measure runs FFTW's planner on the CPU, and on the GPU times the FFT length, the
+/// transforms and the phase-3 implementations on the plan's own F^ and keeps the fastest.
+using shiftop::Planning;
 
 /// What runs phase 3 for a single right-hand side on the GPU (several right-hand sides always use
 /// cuBLAS's batched GEMM): shiftop's fused GEMV kernels or cuBLAS. Auto: Fused, or the faster

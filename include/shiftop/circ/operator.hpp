@@ -1,0 +1,181 @@
+// shiftop::circ::Operator — a sparse block-circulant matrix C, built once from its first block row
+// and applied many times with no allocation (Romero et al., sparse-block-circulant-spmv, eqs. 1-5;
+// docs/architecture.md section 17).
+//
+// C has k x k blocks of mb x nb, block (i, j) = A_{(j-i) mod k} (eq. 1), so it is (k*mb) x (k*nb)
+// and A = (A_0 ... A_{k-1}), an mb x (k*nb) sparse matrix, gives all of it. y = C x is computed as
+// Y = A X° (eq. 3): a sparse x dense product in which every nonzero of A loaded from memory is
+// used k times. C^T is block-circulant too, with first block row (A_0^T, A_{k-1}^T, ..., A_1^T),
+// and is applied through a transposed index into A's own values: no second copy of the blocks is
+// stored, and C^T is the exact transpose of C (the same numbers, summed in another order).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shiftop/core/backend.hpp"
+#include "shiftop/core/shape.hpp"
+
+namespace shiftop::gpu {
+class Context;
+}
+
+namespace shiftop::circ {
+
+/// C is k x k blocks, each mb x nb: (k*mb) x (k*nb).
+struct Shape {
+  index_t k = 0;
+  index_t mb = 0;
+  index_t nb = 0;
+
+  index_t rows() const { return k * mb; }
+  index_t cols() const { return k * nb; }
+  /// Throws shiftop::Error unless all sizes are positive and k*mb and k*nb are below 2^31 (the
+  /// kernels address the dense operands with 32-bit offsets).
+  void validate() const;
+  /// "k=150 mb=19600 nb=8560 (2940000 x 1284000)".
+  std::string str() const;
+  bool operator==(const Shape&) const = default;
+};
+
+/// y = C x, or x = C^T y.
+enum class Op { C, Ct };
+
+/// Length of one input (k*nb for C, k*mb for C^T) and one output vector.
+index_t input_length(const Shape& shape, Op op);
+index_t output_length(const Shape& shape, Op op);
+
+/// A non-owning view of the CSR of A (mb x k*nb): indptr has mb+1 nondecreasing entries starting
+/// at 0; indices[indptr[r] .. indptr[r+1]) are the columns of row r, each in [0, k*nb) (column c
+/// is column c mod nb of block A_{c / nb}), in any order, repeated columns adding; data the
+/// matching finite values. I is std::int32_t or std::int64_t.
+template <class T, class I>
+struct CsrView {
+  std::span<const I> indptr;
+  std::span<const I> indices;
+  std::span<const T> data;
+};
+
+/// An owned first block row with its shape: what the file reader and the CT model return.
+template <class T>
+struct FirstBlockRow {
+  Shape shape;
+  std::vector<std::int64_t> indptr;
+  std::vector<std::int64_t> indices;
+  std::vector<T> data;
+
+  std::int64_t nnz() const { return static_cast<std::int64_t>(data.size()); }
+  CsrView<T, std::int64_t> view() const { return {indptr, indices, data}; }
+};
+
+/// Checks a CSR against its shape (offsets, column range, finite values) and throws
+/// shiftop::Error with one line naming the first violation, prefixed by `context` (a file name).
+template <class T, class I>
+void validate(const Shape& shape, CsrView<T, I> a, const std::string& context = "the CSR of A");
+
+/// The CPU products of the paper's section 3.1. BlockSpmv is eq. (2): one CSR SpMV of A per
+/// output block on the shifted input, A read k times (the baseline). Mm is Y = A X° with the
+/// implicit index of eq. (4) on X (two AXPYs per nonzero, split where the block index wraps). Mm2
+/// reads the duplicated input X^ = (X X) of eq. (5), one AXPY of length k per nonzero. Mm2s merges
+/// s nonzeros of a row into one MAXPY (Fig. 5). Auto: the fastest by a short probe under
+/// Planning::Measure, Mm2s with s = 8 under Estimate.
+enum class CpuKernel { Auto, BlockSpmv, Mm, Mm2, Mm2s };
+
+/// How the GPU applies C^T (docs/architecture.md section 17): Index walks a transposed index of
+/// A (for each column of the blocks, the rows and blocks of its nonzeros and where their values
+/// are in A); Atomic walks A's rows and adds into the output with atomics (no extra memory, sums
+/// in a varying order). Auto: Index, or the faster under Planning::Measure.
+enum class TransposeMethod { Auto, Index, Atomic };
+
+std::string to_string(CpuKernel kernel);
+std::string to_string(TransposeMethod method);
+
+struct CpuOptions {
+  /// OpenMP threads; 0 uses OpenMP's default.
+  int threads = 0;
+  CpuKernel kernel = CpuKernel::Auto;
+  /// s, the nonzeros per MAXPY of Mm2s (1..16); 0 probes under Measure and takes 8 under Estimate.
+  int maxpy_width = 0;
+};
+
+struct GpuOptions {
+  /// The GPU context to run on (shared with other plans and SVDs); null makes one on `device`.
+  std::shared_ptr<gpu::Context> context{};
+  int device = 0;
+  TransposeMethod transpose = TransposeMethod::Auto;
+};
+
+struct Options {
+  Backend backend = Backend::Cpu;
+  Planning planning = Planning::Measure;
+  /// Right-hand sides applied together: the dense operands become k*max_rhs wide, and A is read
+  /// once per group. The workspace grows linearly with it.
+  index_t max_rhs = 8;
+  CpuOptions cpu{};
+  GpuOptions gpu{};
+};
+
+/// What an operator chose, and what the probe measured to choose it.
+struct Choices {
+  Backend backend = Backend::Cpu;
+  CpuKernel cpu_kernel = CpuKernel::Auto;  // what runs on the CPU (C and C^T)
+  int maxpy_width = 0;                     // s, when cpu_kernel is Mm2s
+  TransposeMethod transpose = TransposeMethod::Auto;  // GPU only
+  /// Candidate name -> median seconds of one product, as measured (empty under Estimate).
+  std::vector<std::pair<std::string, double>> probe;
+  /// "cpu mm2s s=8", "cuda transpose=index", ...
+  std::string str() const;
+};
+
+template <class T>
+class Engine;
+
+/// T is float or double: the values of A, the vectors, and the accumulation (FP32 accumulates in
+/// FP32, as the paper's CT products do).
+template <class T>
+class Operator {
+ public:
+  /// Validates `a` against `shape` (see validate), then prepares the backend's layout: A with
+  /// each column split into (block, column in block), the transposed index, the workspaces.
+  template <class I>
+  static Operator create(const Shape& shape, CsrView<T, I> a, const Options& options = {});
+  static Operator create(const FirstBlockRow<T>& a, const Options& options = {});
+
+  Operator(Operator&&) noexcept;
+  Operator& operator=(Operator&&) noexcept;
+  ~Operator();
+
+  /// y = op(C) x for `nrhs` vectors stored one after another. Each input vector is block-major,
+  /// [k][nb] for C and [k][mb] for C^T, and each output [k][mb] for C, [k][nb] for C^T. Calls on
+  /// one operator must not overlap in time (the workspaces are the operator's).
+  void apply(Op op, std::span<const T> x, std::span<T> y, index_t nrhs = 1);
+  /// apply on device pointers (Backend::Cuda only), ordered after the work queued on `stream` (a
+  /// cudaStream_t; null is the default stream), asynchronous with respect to the host.
+  void apply_device(Op op, const T* x, T* y, index_t nrhs = 1, void* stream = nullptr);
+
+  const Shape& shape() const { return shape_; }
+  std::int64_t nnz() const { return nnz_; }
+  /// Bytes the operator holds: A's layout, the transposed index, the workspaces.
+  std::size_t memory_bytes() const;
+  Choices choices() const;
+
+ private:
+  Operator(Shape shape, std::int64_t nnz, std::unique_ptr<Engine<T>> engine);
+
+  Shape shape_;
+  std::int64_t nnz_ = 0;
+  std::unique_ptr<Engine<T>> engine_;
+};
+
+/// The CSR of C itself ((k*mb) x (k*nb), k*nnz(A) entries, each row's columns ascending with
+/// repeated columns summed), for small operators: tests, scipy export. Throws when k*nnz(A) is
+/// above `max_entries`.
+template <class T>
+FirstBlockRow<T> assemble(const FirstBlockRow<T>& a, std::int64_t max_entries = 100'000'000);
+
+}  // namespace shiftop::circ

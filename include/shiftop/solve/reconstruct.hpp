@@ -1,0 +1,55 @@
+// Iterative reconstruction on a block-circulant system matrix C (sparse-block-circulant-spmv,
+// section 1): MLEM (Shepp and Vardi 1982, the paper's target), SIRT and CGLS. Each iteration is
+// one product with C and one with C^T, applied by circ::Operator on whichever backend it was
+// made for; C^T is C's exact transpose, so CGLS's theory holds.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "shiftop/circ/operator.hpp"
+
+namespace shiftop::solve {
+
+enum class ReconMethod { Mlem, Sirt, Cgls };
+std::string_view to_string(ReconMethod method);
+/// Parses "mlem", "sirt" or "cgls"; throws shiftop::Error naming the accepted words.
+ReconMethod parse_recon_method(std::string_view text);
+
+/// One iteration's report.
+struct ReconProgress {
+  int iteration = 0;
+  /// ||C x - b||_2 / ||b||_2 after the iteration.
+  double relative_residual = 0;
+  /// MLEM: the Poisson negative log-likelihood sum(C x - b log(C x)) (terms with b = 0 and
+  /// C x = 0 count 0); SIRT and CGLS: 0.
+  double neg_log_likelihood = 0;
+  double seconds = 0;  // since the start
+};
+
+struct ReconOptions {
+  int iterations = 20;
+  /// Called after every iteration (the tool prints a line per iteration from it).
+  std::function<void(const ReconProgress&)> progress{};
+};
+
+template <class T>
+struct ReconResult {
+  std::vector<T> image;  // length k*nb, column order
+  std::vector<ReconProgress> history;
+};
+
+/// x_{n+1} = x_n / (C^T 1) * C^T (b / C x_n) from x_0 = 1 (zero where C^T 1 is 0). b >= 0.
+template <class T>
+ReconResult<T> mlem(circ::Operator<T>& c, std::span<const T> sinogram, const ReconOptions& options);
+/// x_{n+1} = max(0, x_n + D_col^{-1} C^T D_row^{-1} (b - C x_n)) from x_0 = 0, D the row and
+/// column sums of C (SIRT with a nonnegativity projection).
+template <class T>
+ReconResult<T> sirt(circ::Operator<T>& c, std::span<const T> sinogram, const ReconOptions& options);
+/// Conjugate gradients on C^T C x = C^T b from x_0 = 0 (CGLS: residuals updated, never formed).
+template <class T>
+ReconResult<T> cgls(circ::Operator<T>& c, std::span<const T> sinogram, const ReconOptions& options);
+
+}  // namespace shiftop::solve

@@ -24,7 +24,7 @@ struct Layout {
   std::vector<std::uint32_t> offset;
   std::vector<T> data;
   /// The transposed index: for each column l in [0, nb) of the blocks (nb+1 offsets), its
-  /// nonzeros over all blocks, sorted by (r, d): the start of their k values in Y^,
+  /// nonzeros over all blocks in A's order (rows ascending): the start of their k values in Y^,
   /// r*2k + (k - d), and the position of their value in `data`. C^T's values are A's.
   std::vector<std::int64_t> t_indptr;
   std::vector<std::uint32_t> t_offset;

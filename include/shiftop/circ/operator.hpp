@@ -114,8 +114,9 @@ struct Options {
   Backend backend = Backend::Cpu;
   Planning planning = Planning::Measure;
   /// Right-hand sides applied together: the dense operands become k*max_rhs wide, and A is read
-  /// once per group. The workspace grows linearly with it.
-  index_t max_rhs = 8;
+  /// once per group. The workspaces, about (2*max(nb, mb) + max(mb, nb)) * k * max_rhs values,
+  /// grow linearly with it; A is already reused k times, so more than 1 pays mostly for small k.
+  index_t max_rhs = 1;
   CpuOptions cpu{};
   GpuOptions gpu{};
 };
@@ -123,8 +124,8 @@ struct Options {
 /// What an operator chose, and what the probe measured to choose it.
 struct Choices {
   Backend backend = Backend::Cpu;
-  CpuKernel cpu_kernel = CpuKernel::Auto;  // what runs on the CPU (C and C^T)
-  int maxpy_width = 0;                     // s, when cpu_kernel is Mm2s
+  CpuKernel cpu_kernel = CpuKernel::Auto;             // what runs on the CPU (C and C^T)
+  int maxpy_width = 0;                                // s, when cpu_kernel is Mm2s
   TransposeMethod transpose = TransposeMethod::Auto;  // GPU only
   /// Candidate name -> median seconds of one product, as measured (empty under Estimate).
   std::vector<std::pair<std::string, double>> probe;

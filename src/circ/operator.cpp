@@ -1,0 +1,237 @@
+// circ::Operator: validation of the first block row, the engine per backend, the checked apply,
+// and the explicit C for small operators (include/shiftop/circ/operator.hpp).
+#include "shiftop/circ/operator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "circ/engine.hpp"
+#include "circ/layout.hpp"
+#include "shiftop/core/error.hpp"
+
+namespace shiftop::circ {
+
+namespace {
+
+// The kernels address the dense operands X^ (nb rows of 2k) and Y^ (mb rows of 2k) with 32-bit
+// offsets l*2k + d and r*2k + (k - d) (circ/layout.hpp): both k*nb and k*mb must be below 2^31.
+constexpr index_t kMaxDenseLength = std::numeric_limits<std::int32_t>::max();
+
+}  // namespace
+
+void Shape::validate() const {
+  require(k >= 1 && mb >= 1 && nb >= 1,
+          "block-circulant shape k={} mb={} nb={}: every size must be at least 1", k, mb, nb);
+  require(
+      k <= kMaxDenseLength / mb && k * mb < kMaxDenseLength,
+      "block-circulant shape k={} mb={}: k*mb = {} rows is not below 2^31 (the products address "
+      "their operands with 32-bit offsets)",
+      k, mb, static_cast<double>(k) * static_cast<double>(mb));
+  require(k <= kMaxDenseLength / nb && k * nb < kMaxDenseLength,
+          "block-circulant shape k={} nb={}: k*nb = {} columns is not below 2^31 (the products "
+          "address their operands with 32-bit offsets)",
+          k, nb, static_cast<double>(k) * static_cast<double>(nb));
+}
+
+std::string Shape::str() const {
+  return fmt::format("k={} mb={} nb={} ({} x {})", k, mb, nb, rows(), cols());
+}
+
+index_t input_length(const Shape& shape, Op op) {
+  return op == Op::C ? shape.cols() : shape.rows();
+}
+index_t output_length(const Shape& shape, Op op) {
+  return op == Op::C ? shape.rows() : shape.cols();
+}
+
+std::string to_string(CpuKernel kernel) {
+  switch (kernel) {
+    case CpuKernel::Auto:
+      return "auto";
+    case CpuKernel::BlockSpmv:
+      return "block-spmv";
+    case CpuKernel::Mm:
+      return "mm";
+    case CpuKernel::Mm2:
+      return "mm2";
+    case CpuKernel::Mm2s:
+      return "mm2s";
+  }
+  return "?";
+}
+
+std::string to_string(TransposeMethod method) {
+  switch (method) {
+    case TransposeMethod::Auto:
+      return "auto";
+    case TransposeMethod::Index:
+      return "index";
+    case TransposeMethod::Atomic:
+      return "atomic";
+  }
+  return "?";
+}
+
+std::string Choices::str() const {
+  if (backend == Backend::Cuda) return fmt::format("cuda transpose={}", to_string(transpose));
+  if (cpu_kernel == CpuKernel::Mm2s)
+    return fmt::format("cpu {} s={}", to_string(cpu_kernel), maxpy_width);
+  return fmt::format("cpu {}", to_string(cpu_kernel));
+}
+
+template <class T, class I>
+void validate(const Shape& shape, CsrView<T, I> a, const std::string& context) {
+  shape.validate();
+  const auto rows = static_cast<std::size_t>(shape.mb);
+  require(a.indptr.size() == rows + 1,
+          "{}: indptr has {} entries, expected mb+1 = {} (one per row of A and one more)", context,
+          a.indptr.size(), rows + 1);
+  require(a.indptr[0] == 0, "{}: indptr[0] is {}, expected 0", context,
+          static_cast<std::int64_t>(a.indptr[0]));
+  for (std::size_t r = 0; r < rows; ++r)
+    require(a.indptr[r + 1] >= a.indptr[r], "{}: indptr decreases at row {} ({} then {})", context,
+            r, static_cast<std::int64_t>(a.indptr[r]), static_cast<std::int64_t>(a.indptr[r + 1]));
+  const auto nnz = static_cast<std::size_t>(a.indptr[rows]);
+  require(a.indices.size() == nnz, "{}: indices has {} entries, expected indptr[mb] = {}", context,
+          a.indices.size(), nnz);
+  require(a.data.size() == nnz, "{}: data has {} entries, expected indptr[mb] = {}", context,
+          a.data.size(), nnz);
+  const index_t cols = shape.cols();
+  for (std::size_t e = 0; e < nnz; ++e) {
+    const auto c = static_cast<index_t>(a.indices[e]);
+    if (c < 0 || c >= cols) {
+      const auto row = std::upper_bound(a.indptr.begin(), a.indptr.end(), static_cast<I>(e)) -
+                       a.indptr.begin() - 1;
+      fail("{}: column index {} of row {} is outside [0, k*nb) = [0, {})", context, c, row, cols);
+    }
+    if (!std::isfinite(a.data[e])) {
+      const auto row = std::upper_bound(a.indptr.begin(), a.indptr.end(), static_cast<I>(e)) -
+                       a.indptr.begin() - 1;
+      fail("{}: value {} of row {} (entry {}) is not finite", context, a.data[e], row, e);
+    }
+  }
+}
+
+template <class T>
+void Engine<T>::apply_device(Op, const T*, T*, index_t, void*) {
+  fail("apply_device needs an operator made with Backend::Cuda");
+}
+
+template <class T>
+Operator<T>::Operator(Shape shape, std::int64_t nnz, std::unique_ptr<Engine<T>> engine)
+    : shape_(shape), nnz_(nnz), engine_(std::move(engine)) {}
+template <class T>
+Operator<T>::Operator(Operator&&) noexcept = default;
+template <class T>
+Operator<T>& Operator<T>::operator=(Operator&&) noexcept = default;
+template <class T>
+Operator<T>::~Operator() = default;
+
+template <class T>
+template <class I>
+Operator<T> Operator<T>::create(const Shape& shape, CsrView<T, I> a, const Options& options) {
+  validate(shape, a);
+  require(options.max_rhs >= 1, "max_rhs is {}, expected at least 1", options.max_rhs);
+  const auto s = options.cpu.maxpy_width;
+  require(s >= 0 && s <= 16, "maxpy_width (s) is {}, expected 0 (choose) or 1..16", s);
+  Layout<T> layout = make_layout(shape, a);
+  const std::int64_t nnz = layout.nnz();
+  auto engine = options.backend == Backend::Cuda ? make_cuda_engine(std::move(layout), options)
+                                                 : make_cpu_engine(std::move(layout), options);
+  return Operator(shape, nnz, std::move(engine));
+}
+
+template <class T>
+Operator<T> Operator<T>::create(const FirstBlockRow<T>& a, const Options& options) {
+  return create(a.shape, a.view(), options);
+}
+
+template <class T>
+void Operator<T>::apply(Op op, std::span<const T> x, std::span<T> y, index_t nrhs) {
+  require(nrhs >= 1, "apply: nrhs is {}, expected at least 1", nrhs);
+  const auto in = static_cast<std::size_t>(input_length(shape_, op) * nrhs);
+  const auto out = static_cast<std::size_t>(output_length(shape_, op) * nrhs);
+  const char* name = op == Op::C ? "C" : "C^T";
+  require(x.size() == in, "apply {}: the input has {} values, expected {} ({} vectors of {})", name,
+          x.size(), in, nrhs, input_length(shape_, op));
+  require(y.size() == out, "apply {}: the output has {} values, expected {} ({} vectors of {})",
+          name, y.size(), out, nrhs, output_length(shape_, op));
+  engine_->apply(op, x.data(), y.data(), nrhs);
+}
+
+template <class T>
+void Operator<T>::apply_device(Op op, const T* x, T* y, index_t nrhs, void* stream) {
+  require(nrhs >= 1, "apply_device: nrhs is {}, expected at least 1", nrhs);
+  engine_->apply_device(op, x, y, nrhs, stream);
+}
+
+template <class T>
+std::size_t Operator<T>::memory_bytes() const {
+  return engine_->memory_bytes();
+}
+
+template <class T>
+Choices Operator<T>::choices() const {
+  return engine_->choices();
+}
+
+template <class T>
+FirstBlockRow<T> assemble(const FirstBlockRow<T>& a, std::int64_t max_entries) {
+  const Shape& shape = a.shape;
+  validate(shape, a.view());
+  require(a.nnz() <= max_entries / shape.k,
+          "assemble: C would hold k*nnz(A) = {} x {} entries, more than the limit {}", shape.k,
+          a.nnz(), max_entries);
+  // Row i*mb + r of C is row r of A with block d moved to block (i + d) mod k (eq. 1).
+  FirstBlockRow<T> c;
+  c.shape = Shape{1, shape.rows(), shape.cols()};
+  c.indptr.assign(static_cast<std::size_t>(shape.rows()) + 1, 0);
+  std::vector<std::pair<std::int64_t, T>> row;
+  for (index_t i = 0; i < shape.k; ++i) {
+    for (index_t r = 0; r < shape.mb; ++r) {
+      row.clear();
+      for (auto e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
+        const auto d = a.indices[e] / shape.nb, l = a.indices[e] % shape.nb;
+        row.emplace_back(((i + d) % shape.k) * shape.nb + l, a.data[e]);
+      }
+      std::sort(row.begin(), row.end(),
+                [](const auto& p, const auto& q) { return p.first < q.first; });
+      for (std::size_t e = 0; e < row.size(); ++e) {
+        if (e > 0 && row[e].first == row[e - 1].first) {
+          c.data.back() += row[e].second;  // repeated columns add
+          continue;
+        }
+        c.indices.push_back(row[e].first);
+        c.data.push_back(row[e].second);
+      }
+      c.indptr[i * shape.mb + r + 1] = static_cast<std::int64_t>(c.data.size());
+    }
+  }
+  return c;
+}
+
+template class Engine<float>;
+template class Engine<double>;
+template class Operator<float>;
+template class Operator<double>;
+template Operator<float> Operator<float>::create(const Shape&, CsrView<float, std::int32_t>,
+                                                 const Options&);
+template Operator<float> Operator<float>::create(const Shape&, CsrView<float, std::int64_t>,
+                                                 const Options&);
+template Operator<double> Operator<double>::create(const Shape&, CsrView<double, std::int32_t>,
+                                                   const Options&);
+template Operator<double> Operator<double>::create(const Shape&, CsrView<double, std::int64_t>,
+                                                   const Options&);
+template void validate(const Shape&, CsrView<float, std::int32_t>, const std::string&);
+template void validate(const Shape&, CsrView<float, std::int64_t>, const std::string&);
+template void validate(const Shape&, CsrView<double, std::int32_t>, const std::string&);
+template void validate(const Shape&, CsrView<double, std::int64_t>, const std::string&);
+template FirstBlockRow<float> assemble(const FirstBlockRow<float>&, std::int64_t);
+template FirstBlockRow<double> assemble(const FirstBlockRow<double>&, std::int64_t);
+
+}  // namespace shiftop::circ

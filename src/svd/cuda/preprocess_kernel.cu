@@ -67,6 +67,8 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
 
   // The largest |Re|, |Im|, the first non-finite entry (column-major index in A) and, when the
   // rows are sorted, each row's infinity norm (non-finite rows count as 0: ranks stay distinct).
+  // The norm takes |x| as hypot, not sqrt(|x|^2): squares of FP64 entries beyond 2^±512 overflow
+  // or underflow, all rows would tie, and the order would depend on the matrix's scale.
   double* row_key = reinterpret_cast<double*>(batch.row_keys + b * rows);
   for (index_t i = tid; i < rows; i += threads) {
     double key = 0, big = 0;
@@ -77,7 +79,7 @@ __global__ void preprocess_kernel(Batch<T> batch, bool matrix_in_shared) {
         atomicMin(&first_bad, at);
         continue;
       }
-      key = fmax(key, sqrt(abs2(x)));
+      key = fmax(key, hypot(real_of(x), imag_of(x)));  // |x| without squaring: FP64 2^±600
       big = fmax(big, max_abs_part(x));
     }
     atomic_max_nonnegative(&max_bits, big);

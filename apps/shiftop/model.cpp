@@ -1,11 +1,13 @@
 // `shiftop model heat2d|wave2d`: writes the p2o map of a PDE model (src/models) as an operator
 // file, and optionally a smooth true parameter and the noisy data F m_true + noise it produces,
-// the inputs of an inversion demo.
+// the inputs of an inversion demo. `shiftop model ct2d`: the CT scanner (model_ct2d.cpp).
 #include <fmt/core.h>
 
 #include <cmath>
+#include <span>
 
 #include "commands.hpp"
+#include "model_ct2d.hpp"
 #include "output_paths.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
@@ -23,7 +25,19 @@ struct ModelOptions {
   index_t n = 64, sources = 32, sensors = 4, nt = 200, substeps = 1;
   double noise = 0.01;
   std::uint64_t seed = 1;
+  Ct2dOptions ct2d{};
 };
+
+// The options of heat2d and wave2d, which ct2d refuses (and the other way round).
+constexpr const char* kPdeOptionNames[] = {"--grid", "--sources",  "--sensors",
+                                           "--nt",   "--substeps", "--truth",
+                                           "--data", "--noise",    "--seed"};
+
+void refuse_options(const CLI::App& cmd, std::span<const char* const> names,
+                    const std::string& model) {
+  for (const char* name : names)
+    require(cmd.count(name) == 0, "{}: not an option of model {}", name, model);
+}
 
 // d = F m + noise (models/inversion_inputs.hpp), F applied by the FFT plan as `matvec` does.
 std::vector<double> noisy_data(const io::OperatorData& op, const std::vector<double>& m,
@@ -115,12 +129,15 @@ void run(const ModelOptions& o) {
 void add_model_command(CLI::App& app) {
   auto o = std::make_shared<ModelOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "model", "Write the p2o map of a PDE model (and optionally a true parameter and data)");
-  cmd->add_option("model", o->model, "heat2d or wave2d")
+      "model",
+      "Write the p2o map of a PDE model (and optionally a true parameter and data), or the "
+      "block-circulant system matrix of the ct2d CT scanner");
+  cmd->add_option("model", o->model, "heat2d, wave2d or ct2d")
       ->required()
-      ->check(CLI::IsMember({"heat2d", "wave2d"}));
+      ->check(CLI::IsMember({"heat2d", "wave2d", "ct2d"}));
   cmd->add_option("-o,--output", o->output,
-                  "operator file: .h5 (shiftop), .npy, or a directory name (FFTMatvec)")
+                  "operator file: .h5 (shiftop), .npy, or a directory name (FFTMatvec); for ct2d "
+                  "a block-circulant .h5 file")
       ->required();
   add_count_option(cmd, "--grid", o->n, "interior grid points per side");
   add_count_option(cmd, "--sources", o->sources, "parameters (point sources), Nm");
@@ -132,7 +149,16 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("--noise", o->noise, "noise standard deviation relative to the RMS of F m_true")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the noise")->capture_default_str();
-  cmd->callback([o] { run(*o); });
+  add_ct2d_options(cmd, o->ct2d);
+  cmd->callback([o, cmd] {
+    if (o->model == "ct2d") {
+      refuse_options(*cmd, kPdeOptionNames, o->model);
+      run_ct2d(*cmd, o->ct2d, o->output);
+      return;
+    }
+    refuse_options(*cmd, kCt2dOptionNames, o->model);
+    run(*o);
+  });
 }
 
 }  // namespace shiftop::app

@@ -310,6 +310,11 @@ void require_float64(hid_t dataset, const std::string& context) {
 
 void read_doubles(hid_t dataset, std::span<const index_t> offset, std::span<const index_t> count,
                   double* out, const std::string& context) {
+  read_values(dataset, H5T_NATIVE_DOUBLE, offset, count, out, context);
+}
+
+void read_values(hid_t dataset, hid_t memory_type, std::span<const index_t> offset,
+                 std::span<const index_t> count, void* out, const std::string& context) {
   if (std::ranges::any_of(count, [](index_t n) { return n == 0; })) return;
   const Handle file_space = dataspace_of(dataset, context);
   const std::vector<hsize_t> start(offset.begin(), offset.end());
@@ -324,8 +329,7 @@ void read_doubles(hid_t dataset, std::span<const index_t> offset, std::span<cons
     memory_space = checked(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr),
                            H5Sclose, context, "H5Screate_simple");
   }
-  if (H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, out) <
-      0)
+  if (H5Dread(dataset, memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
     throw Error(
         with_detail(fmt::format("{}: reading the values failed: the file is truncated or corrupt, "
                                 "expected a complete HDF5 file",
@@ -334,6 +338,11 @@ void read_doubles(hid_t dataset, std::span<const index_t> offset, std::span<cons
 
 void write_doubles(hid_t location, const std::string& name, std::span<const index_t> dims,
                    const double* data, const std::string& context) {
+  write_values(location, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, data, context);
+}
+
+void write_values(hid_t location, const std::string& name, hid_t file_type, hid_t memory_type,
+                  std::span<const index_t> dims, const void* data, const std::string& context) {
   const std::vector<hsize_t> size(dims.begin(), dims.end());
   const Handle space =
       checked(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr), H5Sclose,
@@ -341,14 +350,15 @@ void write_doubles(hid_t location, const std::string& name, std::span<const inde
   const Handle properties = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, context, "H5Pcreate");
   // No modification times: the same data gives the same bytes, so outputs can be compared.
   check(H5Pset_obj_track_times(properties.get(), false), context, "H5Pset_obj_track_times");
-  const Handle dataset = checked(H5Dcreate2(location, name.c_str(), H5T_IEEE_F64LE, space.get(),
+  const Handle dataset = checked(H5Dcreate2(location, name.c_str(), file_type, space.get(),
                                             H5P_DEFAULT, properties.get(), H5P_DEFAULT),
                                  H5Dclose, context, fmt::format("creating dataset '{}'", name));
   if (std::ranges::any_of(dims, [](index_t n) { return n == 0; })) return;
-  if (H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+  if (H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     throw Error(with_detail(fmt::format(
         "{}: writing dataset '{}' failed: expected room for {} bytes (disk full?)", context, name,
-        8 * std::accumulate(dims.begin(), dims.end(), index_t{1}, std::multiplies<>()))));
+        static_cast<index_t>(H5Tget_size(file_type)) *
+            std::accumulate(dims.begin(), dims.end(), index_t{1}, std::multiplies<>()))));
 }
 
 bool has_attribute(hid_t object, const std::string& name, const std::string& context) {

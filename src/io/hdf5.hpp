@@ -86,6 +86,14 @@ void read_doubles(hid_t dataset, std::span<const index_t> offset, std::span<cons
 /// Creates the float64 dataset `name` with dimensions `dims` and writes `data` (C order).
 void write_doubles(hid_t location, const std::string& name, std::span<const index_t> dims,
                    const double* data, const std::string& context);
+/// read_doubles for any numeric dataset: the values converted by HDF5 to `memory_type` (a
+/// H5T_NATIVE_* type of `out`'s elements; a conversion that overflows fails).
+void read_values(hid_t dataset, hid_t memory_type, std::span<const index_t> offset,
+                 std::span<const index_t> count, void* out, const std::string& context);
+/// write_doubles for any type: a dataset of `file_type` (H5T_IEEE_F32LE, H5T_STD_I32LE, ...)
+/// written from `data`, whose elements are `memory_type`.
+void write_values(hid_t location, const std::string& name, hid_t file_type, hid_t memory_type,
+                  std::span<const index_t> dims, const void* data, const std::string& context);
 
 bool has_attribute(hid_t object, const std::string& name, const std::string& context);
 

@@ -18,13 +18,13 @@ namespace shiftop::circ {
 template <class T>
 struct Layout {
   Shape shape;
-  /// A by rows: indptr (mb+1), and per nonzero in A's order the start of its k values in X^,
-  /// l*2k + d (in units of nrhs values), and its value.
+  /// A by rows: indptr (mb+1), and per nonzero, each row's in ascending order of the start of
+  /// its k values in X^, l*2k + d (in units of nrhs values), that start and its value.
   std::vector<std::int64_t> indptr;
   std::vector<std::uint32_t> offset;
   std::vector<T> data;
   /// The transposed index: for each column l in [0, nb) of the blocks (nb+1 offsets), its
-  /// nonzeros over all blocks in A's order (rows ascending): the start of their k values in Y^,
+  /// nonzeros over all blocks, rows ascending: the start of their k values in Y^,
   /// r*2k + (k - d), and the position of their value in `data`. C^T's values are A's.
   std::vector<std::int64_t> t_indptr;
   std::vector<std::uint32_t> t_offset;

@@ -94,6 +94,18 @@ TEST_F(CirculantFile, RoundTripsBothPrecisions) {
                "stores float64 values: expected float32");
 }
 
+TEST_F(CirculantFile, RoundTripsAnOperatorWithoutNonzeros) {
+  circ::FirstBlockRow<double> a;
+  a.shape = {.k = 2, .mb = 3, .nb = 1};
+  a.indptr.assign(4, 0);
+  write_circulant(path("zero.h5"), a);
+  const circ::FirstBlockRow<double> back = read_circulant<double>(path("zero.h5"));
+  EXPECT_EQ(back.shape, a.shape);
+  EXPECT_EQ(back.indptr, a.indptr);
+  EXPECT_TRUE(back.indices.empty());
+  EXPECT_EQ(inspect_circulant(path("zero.h5")).nnz, 0);
+}
+
 TEST_F(CirculantFile, ReadsInt32AndInt64IndicesWrittenByOthers) {
   const circ::FirstBlockRow<double> a = random_row<double>(3);
   write_h5(path("i64.h5"), datasets(a, H5T_STD_I64LE, H5T_IEEE_F64BE), sizes(a.shape));

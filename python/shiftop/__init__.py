@@ -19,9 +19,12 @@ from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapRes
                       TimeSmoothingPrior, map_point)
 from .data_space import DataSpaceHessian
 from .svd import Spectrum, spectrum, svd
+from .circ import CirculantOperator, read_circulant
+from . import ct
 
 __all__ = [
     "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
     "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
-    "Error", "__version__", "svd", "spectrum", "Spectrum",
+    "Error", "__version__", "svd", "spectrum", "Spectrum", "CirculantOperator", "read_circulant",
+    "ct",
 ]

@@ -22,5 +22,7 @@ void bind_data_space(nanobind::module_& m);
 void bind_pair(nanobind::module_& m);
 /// jacobi_batched (the one-sided Jacobi (H)SVD of a batch) and spectrum: shiftop.svd, spectrum.
 void bind_svd(nanobind::module_& m);
+/// CircOperatorF32/F64, circ_assemble_*, the ct2d scanner, mlem/sirt/cgls: shiftop.circ, ct.
+void bind_circ(nanobind::module_& m);
 
 }  // namespace shiftop::python

@@ -20,4 +20,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_solve(m);
   shiftop::python::bind_data_space(m);
   shiftop::python::bind_svd(m);
+  shiftop::python::bind_circ(m);
 }

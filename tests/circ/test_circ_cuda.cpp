@@ -91,10 +91,12 @@ TYPED_TEST_SUITE(CircCuda, Reals);
 // The error of any summation order of n products is at most about n (eps/2) |C||x| per entry, so
 // the atomics' varying order and the slices' partial sums keep the same bound as a row's
 // sequential sum. The CPU engines measured at most 1.2 eps |C||x| on the same cases
-// (test_circ_cpu); the GPU sums each row in the same order (slices and atomics aside) with fused
-// multiply-adds, and is held to the same 4. A wrong block, shift or transposition is off by
-// O(|C||x|), 1/eps of these units. The worst seen is printed for the record.
-constexpr double kProductBound = 4;
+// (test_circ_cpu). On an H200 the GPU measured up to 6.4 (k = 3, nb = 2: transposed rows of
+// ~60 nonzeros summed by atomics or by slices of partial sums, with fused multiply-adds), so the
+// bound is 16: 2.5x the measured worst, far below the n (eps/2) of these rows' lengths. A wrong
+// block, shift or transposition is off by O(|C||x|), 1/eps of these units. The worst seen is
+// printed for the record.
+constexpr double kProductBound = 16;
 
 struct Worst {
   const char* what;
@@ -119,8 +121,9 @@ void check_products(const CircSpec& spec, TransposeMethod method, double& worst)
         if (nrhs == 16 && max_rhs != 16) continue;
         SCOPED_TRACE(::testing::Message()
                      << (op == Op::C ? "C" : "C^T") << " nrhs " << nrhs << " max_rhs " << max_rhs);
-        const auto x = testing::random_circ_vector<T>(
-            static_cast<std::size_t>(input_length(s, op) * nrhs), spec.seed + 7 * nrhs);
+        const auto x =
+            testing::random_circ_vector<T>(static_cast<std::size_t>(input_length(s, op) * nrhs),
+                                           spec.seed + 7 * static_cast<unsigned>(nrhs));
         const auto want = testing::dense_circ_apply<T>(dense, s, op, x, nrhs);
         std::vector<T> y = poisoned<T>(output_length(s, op) * nrhs);
         c.apply(op, x, y, nrhs);

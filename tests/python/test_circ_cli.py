@@ -4,14 +4,16 @@ mB, nB, k), products compared with SciPy's product by C assembled block by block
 scipy.sparse.bmat (block (i, j) = A_{(j-i) mod k}), FP32 and FP64, one and many right-hand sides,
 every CPU kernel, the transpose; info's counts against NumPy; every bad input refused with one
 line and no output left behind. The tests marked gpu compare --backend cuda with the CPU."""
+import io
 import json
+import subprocess
 
 import h5py
 import numpy as np
 import pytest
 import scipy.sparse
-from test_fftmatvec_interop import shiftop
-from test_svd_cli import gpu_run, refused  # noqa: F401 (gpu_run is a fixture)
+from test_fftmatvec_interop import SHIFTOP, shiftop
+from test_svd_cli import gpu_run, have_gpu, refused  # noqa: F401 (gpu_run is a fixture)
 
 KERNELS = ["auto", "block-spmv", "mm", "mm2", "mm2s"]
 
@@ -109,6 +111,19 @@ def test_json_and_text(tmp_path):
     assert done.stdout.startswith("C^T on k=4 mb=3 nb=5 (12 x 20)")
 
 
+def test_output_to_standard_output(tmp_path):
+    rng = np.random.default_rng(11)
+    a = random_row(rng, 3, 4, 5, np.float64)
+    write_row(tmp_path / "A.h5", a, 3)
+    x = rng.standard_normal((2, 15))
+    np.save(tmp_path / "x.npy", x)
+    run = subprocess.run([SHIFTOP, "circ", "matvec", "--operator", tmp_path / "A.h5", "--input",
+                          tmp_path / "x.npy", "--output", "-"], capture_output=True, check=True)
+    y = np.load(io.BytesIO(run.stdout))
+    assert rel_err(y, (assembled(a, 3) @ x.T).T) <= TOL[np.float64]
+    assert run.stderr.decode().startswith("C on k=3 mb=4 nb=5")
+
+
 def test_info_counts(tmp_path):
     rng = np.random.default_rng(7)
     k, mb, nb = 5, 8, 6
@@ -178,6 +193,10 @@ def test_bad_files_and_options(files):
         files, *circ_matvec(files, "--transpose"))
     assert "--kernel: expected auto, block-spmv, mm, mm2 or mm2s, got 'fast'" in refused(
         files, *circ_matvec(files, "--kernel", "fast"))
+    # without a GPU --backend cuda is refused by name; with one, a CPU kernel for it is
+    cuda = refused(files, *circ_matvec(files, "--backend", "cuda", "--kernel", "mm"))
+    assert ("--kernel mm: chooses among the CPU products" if have_gpu() else "--backend cuda") \
+        in cuda
     assert "--backend: expected cpu or cuda, got 'gpu'" in refused(
         files, *circ_matvec(files, "--backend", "gpu"))
     assert "x.npy" in refused(files, "circ", "matvec", "--operator", files / "A.h5", "--input",

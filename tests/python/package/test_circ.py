@@ -286,6 +286,14 @@ def test_mlem_sirt_cgls_on_a_phantom():
     assert picture.shape == (32, 32) and picture[0, 0] == 0 and picture.max() > 0
     with pytest.raises(ValueError, match="sinogram must have shape"):
         ct.mlem(C, np.ones(5))
+    with pytest.raises(shiftop.Error, match="expected counts >= 0"):
+        ct.mlem(C, -b)
+
+    def stop(progress):
+        raise RuntimeError(f"stopped at {progress.iteration}")
+
+    with pytest.raises(RuntimeError, match="stopped at 1"):  # the callback's exception ends the run
+        ct.sirt(C, b, iterations=5, callback=stop)
     with pytest.raises(shiftop.Error):
         ct.Geometry(positions=7, sectors=48)  # sectors not a multiple of positions
     C32 = ct.system_matrix(g, dtype=np.float32)

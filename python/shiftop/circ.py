@@ -125,11 +125,11 @@ class CirculantOperator:
         for a in self._csr:
             a.setflags(write=False)
         self._block_shape = (int(k), int(mb), int(nb))
-        self._options = dict(backend=backend, device=device, planning=planning, kernel=kernel,
-                             maxpy_width=maxpy_width, transpose=transpose, threads=threads)
-        if max_rhs is not None:
-            self._options["max_rhs"] = max_rhs
-        self._core = _CORE[data.dtype].create(*self._csr, *self._block_shape, **self._options)
+        options = dict(backend=backend, device=device, planning=planning, kernel=kernel,
+                       maxpy_width=maxpy_width, transpose=transpose, threads=threads)
+        if max_rhs is not None:  # else the library's default
+            options["max_rhs"] = max_rhs
+        self._core = _CORE[data.dtype].create(*self._csr, *self._block_shape, **options)
         self._lock = new_lock()
         self._transposed = _Transposed(self)
 
@@ -187,6 +187,7 @@ class CirculantOperator:
 
     @property
     def backend(self) -> str:
+        """'cpu' or 'cuda'."""
         return self.choices["backend"]
 
     @property
@@ -311,10 +312,12 @@ class _Transposed:
 
     @property
     def dtype(self) -> np.dtype:
+        """The operator's dtype."""
         return self._base.dtype
 
     @property
     def T(self) -> CirculantOperator:
+        """C itself."""
         return self._base
 
     H = T

@@ -90,5 +90,6 @@ void add_solve_command(CLI::App& app);
 void add_svd_command(CLI::App& app);
 void add_spectrum_command(CLI::App& app);
 void add_circ_command(CLI::App& app);
+void add_ct_recon_command(CLI::App& app);
 
 }  // namespace shiftop::app

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -81,7 +83,8 @@ class CircCpu : public ::testing::Test {};
 using Reals = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CircCpu, Reals);
 
-// Measured worst over all cases: 2.8 (FP64) and 2.9 (FP32) eps |C||x| (rows of up to 42 terms);
+// Measured worst over all cases: 2.8 (FP64) and 2.9 (FP32) eps |C||x| (rows of up to 42 terms;
+// 1.9 and 2.3 since the layout sorts each row by offset);
 // the bound allows 6. A wrong block, shift or transposition is off by O(|C||x|), i.e. by 1/eps of
 // these units.
 constexpr double kProductBound = 6;
@@ -408,6 +411,63 @@ TEST(CircCpuRefusals, BadSpansAndNrhs) {
   }
   // A refused call leaves the output alone; a good one after it still works.
   c.apply(Op::C, x12, y8, 2);
+}
+
+// Sizes that overflow 64-bit products must be refused, not wrap: nrhs = 2^62 + 1 makes
+// 4 * nrhs and 8 * nrhs wrap to exactly the spans' 4 and 8 values, and max_rhs = 2^62 makes the
+// workspace of max(mb, nb) * 2k * max_rhs values wrap to 0. Each runs in a child process (a
+// wrapped size writes out of bounds) that must end with a shiftop::Error or a right answer.
+const CircCsr<double, std::int32_t> kFourByEight{{2, 2, 4}, {0, 1, 2}, {0, 7}, {1.0, 2.0}};
+
+[[noreturn]] void exit_on_error(const Error& error) {
+  std::fprintf(stderr, "%s\n", error.what());
+  std::exit(0);
+}
+
+[[noreturn]] void apply_with_overflowing_nrhs() {
+  const auto& a = kFourByEight;
+  // Groups of 2^16 vectors: a wrapped size runs out of the spans at once, not 2^62 groups later.
+  Operator<double> c = Operator<double>::create(
+      a.shape, a.view(), {.planning = Planning::Estimate, .max_rhs = index_t{1} << 16});
+  std::vector<double> x(4, 1.0), y(8);
+  try {
+    c.apply(Op::Ct, x, y, (index_t{1} << 62) + 1);
+  } catch (const Error& error) {
+    exit_on_error(error);
+  }
+  std::exit(1);
+}
+
+[[noreturn]] void apply_with_overflowing_max_rhs() {
+  const auto& a = kFourByEight;
+  std::vector<double> x(8, 1.0), y(4, -1.0);
+  try {
+    Operator<double> c = Operator<double>::create(
+        a.shape, a.view(), {.planning = Planning::Estimate, .max_rhs = index_t{1} << 62});
+    c.apply(Op::C, x, y);
+  } catch (const Error& error) {
+    exit_on_error(error);
+  }
+  // Row 0 of A is 1 at column 0, row 1 is 2 at column 7 (block 1, column 3).
+  std::exit(y == std::vector<double>{1.0, 2.0, 1.0, 2.0} ? 0 : 1);
+}
+
+TEST(CircCpuRefusals, SizesThatOverflowAreRefused) {
+  // A forked child would inherit OpenMP's thread pool without its threads and hang: re-execute.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(apply_with_overflowing_nrhs(), ::testing::ExitedWithCode(0), "nrhs");
+  EXPECT_EXIT(apply_with_overflowing_max_rhs(), ::testing::ExitedWithCode(0), "");
+}
+
+// A negative thread count is a mistake, refused as btt::Plan refuses it (0 is OpenMP's default).
+TEST(CircCpuRefusals, NegativeThreadCount) {
+  const auto a = small_csr<std::int32_t>();
+  expect_error(
+      [&] {
+        (void)Operator<double>::create(a.shape, a.view(),
+                                       {.planning = Planning::Estimate, .cpu = {.threads = -1}});
+      },
+      "thread count -1");
 }
 
 }  // namespace

@@ -137,6 +137,14 @@ template <class I>
 Operator<T> Operator<T>::create(const Shape& shape, CsrView<T, I> a, const Options& options) {
   validate(shape, a);
   require(options.max_rhs >= 1, "max_rhs is {}, expected at least 1", options.max_rhs);
+  // The workspaces hold about 3 * max(mb, nb) * k * max_rhs values; their size must not wrap.
+  const index_t per_rhs =
+      3 * std::max(shape.mb, shape.nb) * shape.k * static_cast<index_t>(sizeof(T));
+  require(options.max_rhs <= std::numeric_limits<index_t>::max() / per_rhs,
+          "max_rhs is {}: the workspaces of {} bytes per right-hand side would overflow",
+          options.max_rhs, per_rhs);
+  require(options.cpu.threads >= 0, "thread count {} is negative (0 uses OpenMP's default)",
+          options.cpu.threads);
   const auto s = options.cpu.maxpy_width;
   require(s >= 0 && s <= 16, "maxpy_width (s) is {}, expected 0 (choose) or 1..16", s);
   Layout<T> layout = make_layout(shape, a);
@@ -154,13 +162,20 @@ Operator<T> Operator<T>::create(const FirstBlockRow<T>& a, const Options& option
 template <class T>
 void Operator<T>::apply(Op op, std::span<const T> x, std::span<T> y, index_t nrhs) {
   require(nrhs >= 1, "apply: nrhs is {}, expected at least 1", nrhs);
-  const auto in = static_cast<std::size_t>(input_length(shape_, op) * nrhs);
-  const auto out = static_cast<std::size_t>(output_length(shape_, op) * nrhs);
+  const auto in = static_cast<std::size_t>(input_length(shape_, op));
+  const auto out = static_cast<std::size_t>(output_length(shape_, op));
+  const auto vectors = static_cast<std::size_t>(nrhs);
   const char* name = op == Op::C ? "C" : "C^T";
-  require(x.size() == in, "apply {}: the input has {} values, expected {} ({} vectors of {})", name,
-          x.size(), in, nrhs, input_length(shape_, op));
-  require(y.size() == out, "apply {}: the output has {} values, expected {} ({} vectors of {})",
-          name, y.size(), out, nrhs, output_length(shape_, op));
+  constexpr auto most = std::numeric_limits<std::size_t>::max();
+  require(vectors <= most / std::max(in, out),
+          "apply {}: nrhs = {} vectors of {} and {} values overflow the sizes", name, nrhs, in,
+          out);
+  require(x.size() == in * vectors,
+          "apply {}: the input has {} values, expected {} ({} vectors of {})", name, x.size(),
+          in * vectors, nrhs, in);
+  require(y.size() == out * vectors,
+          "apply {}: the output has {} values, expected {} ({} vectors of {})", name, y.size(),
+          out * vectors, nrhs, out);
   engine_->apply(op, x.data(), y.data(), nrhs);
 }
 

@@ -197,3 +197,20 @@ def test_operator_of_another_geometry_is_refused(tmp_path, scanner):
     assert not out.exists()
     done = shiftop("ct-recon", "--iterations", "0", "--output", out, check=False)
     assert done.returncode == 105 and "--iterations" in done.stderr
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("method", ["mlem", "sirt", "cgls"])
+def test_cuda_backend_equals_cpu(tmp_path, method):
+    """The same reconstruction with C applied on the GPU: equal to the CPU's to rounding (the
+    products sum in another order), in FP64. CGLS on this tiny underdetermined C amplifies
+    rounding in the image (measured on an H200: 5e-16 after 2 iterations, 4.7e-11 after 10; in
+    FP32 0.9%) while its residuals agree to 1e-15."""
+    images, residuals = {}, {}
+    for backend in ("cpu", "cuda"):
+        (tmp_path / backend).mkdir()
+        _, images[backend], _, summary = recon(tmp_path / backend, method, 10, "--backend",
+                                               backend, "--precision", "float64")
+        residuals[backend] = np.array([h["relative_residual"] for h in summary["history"]])
+    assert np.linalg.norm(images["cuda"] - images["cpu"]) <= 1e-8 * np.linalg.norm(images["cpu"])
+    assert np.allclose(residuals["cuda"], residuals["cpu"], rtol=1e-12, atol=0)

@@ -145,8 +145,10 @@ ReconMethod parse_recon_method(std::string_view text) {
 }
 
 // Shepp and Vardi's EM step x_j <- x_j / s_j sum_i c_ij b_i / (C x)_i with s = C^T 1: each step
-// does not increase the Poisson negative log-likelihood and keeps x >= 0. C x is formed once
-// before the loop and again after each update, so the progress reports the current image.
+// does not increase the Poisson negative log-likelihood and keeps x >= 0. A ray with (C x)_i = 0
+// adds nothing (b_i / 0 is taken as 0; its likelihood term is then infinite if b_i > 0). C x is
+// formed once before the loop and again after each update, so the progress reports the current
+// image.
 template <class T>
 ReconResult<T> mlem(circ::Operator<T>& c, std::span<const T> b, const ReconOptions& options) {
   check_input("MLEM", c, b, options, true);

@@ -183,7 +183,7 @@ TYPED_TEST(CircCpu, ThreadCountsGiveTheSameBits) {
   for (const KernelCase& kc : kKernels) {
     SCOPED_TRACE(name(kc));
     Operator<T> one = Operator<T>::create(s, a.view(), forced(kc, 2, 1));
-    for (const int threads : {2, 3}) {
+    for (const int threads : {2, 3, 7}) {  // 7: uneven splits, more parts than cores
       Operator<T> many = Operator<T>::create(s, a.view(), forced(kc, 2, threads));
       for (const Op op : {Op::C, Op::Ct}) {
         const auto x =
@@ -457,6 +457,14 @@ TEST(CircCpuRefusals, SizesThatOverflowAreRefused) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(apply_with_overflowing_nrhs(), ::testing::ExitedWithCode(0), "nrhs");
   EXPECT_EXIT(apply_with_overflowing_max_rhs(), ::testing::ExitedWithCode(0), "");
+}
+
+// The header promises sizes below 2^31; 2^31 - 1 itself keeps every 32-bit offset in range (the
+// largest, 2k*nb - 1 or (k+1)*mb - 1, is below 2^32).
+TEST(CircCpuRefusals, ShapesJustBelow2To31AreAccepted) {
+  const index_t largest = (index_t{1} << 31) - 1;
+  EXPECT_NO_THROW((Shape{1, largest, 1}.validate()));
+  EXPECT_NO_THROW((Shape{1, 1, largest}.validate()));
 }
 
 // A negative thread count is a mistake, refused as btt::Plan refuses it (0 is OpenMP's default).

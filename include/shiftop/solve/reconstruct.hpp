@@ -49,6 +49,9 @@ ReconResult<T> mlem(circ::Operator<T>& c, std::span<const T> sinogram, const Rec
 template <class T>
 ReconResult<T> sirt(circ::Operator<T>& c, std::span<const T> sinogram, const ReconOptions& options);
 /// Conjugate gradients on C^T C x = C^T b from x_0 = 0 (CGLS: residuals updated, never formed).
+/// Stops early, as LSQR's second rule, once ||C^T r|| <= 10 eps ||C|| ||r|| (||C|| estimated from
+/// below by the iterations): beyond it FP32 CGLS diverged in the tests, so the history can be
+/// shorter than `iterations`.
 template <class T>
 ReconResult<T> cgls(circ::Operator<T>& c, std::span<const T> sinogram, const ReconOptions& options);
 

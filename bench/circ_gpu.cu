@@ -48,12 +48,14 @@
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/runtime.cuh"
+#include "device_array.cuh"
 #include "shiftop/circ/operator.hpp"
 #include "shiftop/models/ct2d.hpp"
 
 namespace {
 
 using shiftop::index_t;
+using shiftop::bench::DeviceArray;
 namespace circ = shiftop::circ;
 using nlohmann::json;
 
@@ -63,31 +65,6 @@ void check_cusparse(cusparseStatus_t status, const char* call, int line) {
                              "): " + cusparseGetErrorString(status));
 }
 #define CUSPARSE_CHECK(call) check_cusparse((call), #call, __LINE__)
-
-template <class V>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    if (count > 0) SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(V)));
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& other) noexcept { *this = std::move(other); }
-  DeviceArray& operator=(DeviceArray&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-    return *this;
-  }
-  ~DeviceArray() { cudaFree(data_); }
-  V* get() const { return data_; }
-  std::size_t size() const { return count_; }
-  std::size_t bytes() const { return count_ * sizeof(V); }
-
- private:
-  V* data_ = nullptr;
-  std::size_t count_ = 0;
-};
 
 struct Config {
   std::string name = "custom";

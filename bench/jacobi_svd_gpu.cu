@@ -34,6 +34,7 @@
 
 #include "backend/cuda/check.hpp"
 #include "core/poison.hpp"
+#include "device_array.cuh"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
@@ -41,6 +42,7 @@
 namespace {
 
 using shiftop::index_t;
+using shiftop::bench::DeviceArray;
 using shiftop::svd::Real;
 
 struct Config {
@@ -52,30 +54,6 @@ struct Config {
   std::string matrix = "random", reference = "cpu";
   index_t timed_matrices = 0;  // per-matrix methods; 0: the whole batch
   unsigned seed = 42;
-};
-
-template <class V>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    if (count > 0) SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(V)));
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& other) noexcept { *this = std::move(other); }
-  DeviceArray& operator=(DeviceArray&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-    return *this;
-  }
-  ~DeviceArray() { cudaFree(data_); }
-  V* get() const { return data_; }
-  std::size_t size() const { return count_; }
-
- private:
-  V* data_ = nullptr;
-  std::size_t count_ = 0;
 };
 
 // cuSOLVER's and cuBLAS's entry points and types per element type; shiftop's std::complex and

@@ -23,25 +23,41 @@ def main():
     parser.add_argument("--markdown")
     parser.add_argument("--cases", default="ct-small,ct-medium,scanner-small")
     parser.add_argument("--type", default="both")
+    parser.add_argument("--attempts", type=int, default=3)
+    parser.add_argument("--baseline-products", type=int, default=2)
+    parser.add_argument("--cpu", help="the CPU's name, for --lines from another machine")
+    parser.add_argument("--lines", help="tabulate the JSON lines of an earlier run of the "
+                        "binary (e.g. one made on another machine) instead of running it")
     args = parser.parse_args()
 
-    command = [args.binary, "--cases", *args.cases.split(","), "--type", args.type]
+    command = [args.binary, "--cases", *args.cases.split(","), "--type", args.type,
+               "--attempts", str(args.attempts), "--baseline-products", str(args.baseline_products)]
     print("running:", " ".join(command), file=sys.stderr)
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     load_before = os.getloadavg()
-    proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"{args.binary} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
-    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), platform.processor())
-    result = {"started": started, "cpu": cpu, "cores": os.cpu_count(),
+    # Each case's line is echoed as it arrives: a full run takes many minutes on a laptop.
+    if args.lines:
+        command = ["cat", args.lines]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows = []
+    for line in proc.stdout:
+        if line.startswith("{"):
+            rows.append(json.loads(line))
+            print(f"{rows[-1]['case']} {rows[-1]['type']} {rows[-1]['kernel']}: "
+                  f"{rows[-1]['seconds_per_product'] * 1e3:.1f} ms", file=sys.stderr, flush=True)
+    stderr = proc.stderr.read()
+    if proc.wait() != 0:
+        sys.exit(f"{args.binary} failed ({proc.returncode}): {stderr.strip()[-2000:]}")
+    cpu = args.cpu or next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                            if line.startswith("model name")), platform.processor())
+    cores = rows[0]["threads"] if rows else os.cpu_count()
+    result = {"started": started, "cpu": cpu, "cores": cores,
               "loadavg_before": load_before, "loadavg_after": os.getloadavg(),
-              "stderr": proc.stderr, "runs": rows}
+              "stderr": stderr, "runs": rows}
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
 
-    lines = [f"CPU: {cpu}, {os.cpu_count()} cores; bandwidth in the same run: "
+    lines = [f"CPU: {cpu}, {cores} threads; bandwidth in the same run: "
              f"read {rows[0]['read_GBs']:.1f} GB/s, copy {rows[0]['copy_GBs']:.1f} GB/s", "",
              "| case | type | nnz | kernel | ms / product | GFLOP/s | floor ms | of floor | "
              "speed-up vs block-spmv | max rel. error |",

@@ -62,17 +62,6 @@ void write_polar_npy(const ct2d::Geometry& g, const std::string& path,
   io::write_npy(path, polar, shape);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  io::AtomicOutput out(path, io::AtomicOutput::Kind::Stream);
-  {
-    std::ofstream file(out.path(), std::ios::binary);
-    file << text;
-    file.close();
-    require(file.good(), "--json {}: cannot write the file", path);
-  }
-  out.commit();
-}
-
 // The first block row: read from --operator (its shape must be the geometry's) or traced.
 template <class T>
 circ::FirstBlockRow<T> system_matrix(const CtReconOptions& o) {
@@ -179,7 +168,7 @@ void run(const CtReconOptions& o) {
       {"relative_error_to_phantom", error},
       {"seconds", {{"setup", setup_seconds}, {"reconstruction", recon_seconds}}},
       {"output", o.output}};
-  write_text(o.json, out.dump() + "\n");
+  write_text_output("--json", o.json, out.dump() + "\n");
 }
 
 void check_and_run(const CtReconOptions& o) {

@@ -1,6 +1,7 @@
 #include "output_paths.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "io/fftmatvec_format.hpp"
@@ -105,6 +106,18 @@ void check_convert_paths(const std::string& input, const std::string& output,
                        : to == "npy" ? io::VectorFormat::Npy
                                      : io::VectorFormat::Shiftop);
   check_paths({{"input", input}}, {{"output", output, kind}});
+}
+
+void write_text_output(const std::string& option, const std::string& path,
+                       const std::string& text) {
+  io::AtomicOutput out(path, io::AtomicOutput::Kind::Stream);
+  {
+    std::ofstream file(out.path(), std::ios::binary);
+    file << text;
+    file.close();
+    require(file.good(), "{} {}: cannot write the file", option, path);
+  }
+  out.commit();
 }
 
 }  // namespace shiftop::app

@@ -34,6 +34,10 @@ io::AtomicOutput::Kind output_kind(io::VectorFormat format);
 
 enum class StandardOutput { Refused, Allowed };
 
+/// Writes `text` to `path` through io::AtomicOutput as a stream (a FIFO or device works too);
+/// a failed write throws shiftop::Error naming `option`.
+void write_text_output(const std::string& option, const std::string& path, const std::string& text);
+
 /// Throws shiftop::Error naming the option(s) unless every check above passes.
 void check_paths(const std::vector<NamedPath>& inputs, const std::vector<OutputPath>& outputs,
                  StandardOutput standard_output = StandardOutput::Refused);

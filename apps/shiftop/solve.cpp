@@ -83,17 +83,6 @@ std::shared_ptr<solve::Prior> make_prior(const SolveOptions& o, const Shape& sha
   return std::make_shared<solve::KernelPrior>(kernels.first_column, kernels.shape, plan_options);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  io::AtomicOutput out(path, io::AtomicOutput::Kind::Stream);
-  {
-    std::ofstream file(out.path(), std::ios::binary);
-    file << text;
-    file.close();
-    require(file.good(), "--json {}: cannot write the file", path);
-  }
-  out.commit();
-}
-
 // The MAP point and how it was found: CG's iterations and residual history (none for the dense
 // method), and the seconds of its phases.
 struct Solution {
@@ -260,7 +249,7 @@ void run(const SolveOptions& o) {
     out["max_iterations"] = o.max_iterations;
   }
   if (!truth.empty()) out["relative_error_to_truth"] = truth_error;
-  write_text(o.json_path, out.dump() + "\n");
+  write_text_output("--json", o.json_path, out.dump() + "\n");
 }
 
 }  // namespace

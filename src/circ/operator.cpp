@@ -28,11 +28,11 @@ void Shape::validate() const {
   require(k >= 1 && mb >= 1 && nb >= 1,
           "block-circulant shape k={} mb={} nb={}: every size must be at least 1", k, mb, nb);
   require(
-      k <= kMaxDenseLength / mb && k * mb < kMaxDenseLength,
+      k <= kMaxDenseLength / mb,
       "block-circulant shape k={} mb={}: k*mb = {} rows is not below 2^31 (the products address "
       "their operands with 32-bit offsets)",
       k, mb, static_cast<double>(k) * static_cast<double>(mb));
-  require(k <= kMaxDenseLength / nb && k * nb < kMaxDenseLength,
+  require(k <= kMaxDenseLength / nb,
           "block-circulant shape k={} nb={}: k*nb = {} columns is not below 2^31 (the products "
           "address their operands with 32-bit offsets)",
           k, nb, static_cast<double>(k) * static_cast<double>(nb));

@@ -154,4 +154,26 @@ std::vector<T> random_circ_vector(std::size_t n, unsigned seed) {
   return v;
 }
 
+/// Row lengths 0, 1, ..., longest (a spec's row_lengths cycle through them).
+inline std::vector<int> every_length_to(int longest) {
+  std::vector<int> lengths(static_cast<std::size_t>(longest) + 1);
+  for (int n = 0; n <= longest; ++n)
+    lengths[static_cast<std::size_t>(n)] = n;
+  return lengths;
+}
+
+/// Blocks 1, 4, 7, ... below k - 1: empty blocks for a spec.
+inline std::set<index_t> every_third_block_from_1(index_t k) {
+  std::set<index_t> empty;
+  for (index_t d = 1; d < k - 1; d += 3)
+    empty.insert(d);
+  return empty;
+}
+
+/// n NaNs: an output every entry of which a product must overwrite.
+template <class T>
+std::vector<T> poisoned(index_t n) {
+  return std::vector<T>(static_cast<std::size_t>(n), std::numeric_limits<T>::quiet_NaN());
+}
+
 }  // namespace shiftop::testing

@@ -26,7 +26,10 @@ namespace {
 
 using testing::CircCsr;
 using testing::CircSpec;
+using testing::every_length_to;
+using testing::every_third_block_from_1;
 using testing::expect_error;
+using testing::poisoned;
 
 struct KernelCase {
   CpuKernel kernel;
@@ -49,19 +52,6 @@ Options forced(const KernelCase& c, index_t max_rhs, int threads = 0) {
 
 // Row lengths 0..40 somewhere in every case with many rows, so each MAXPY width s in {1, 2, 3, 8,
 // 16} meets rows shorter than s, of exactly s and of every remainder mod s.
-std::vector<int> every_length_to_40() {
-  std::vector<int> lengths(41);
-  for (int n = 0; n <= 40; ++n)
-    lengths[static_cast<std::size_t>(n)] = n;
-  return lengths;
-}
-
-std::set<index_t> every_third_block_from_1(index_t k) {
-  std::set<index_t> empty;
-  for (index_t d = 1; d < k - 1; d += 3)
-    empty.insert(d);
-  return empty;
-}
 
 // k in {1, 2, 3, 150}, odd mb and nb, empty rows, empty blocks (block 0 in one case, so that no
 // nonzero is in A_0), nb = 1 (every nonzero of a row a repeated column).
@@ -69,13 +59,8 @@ std::vector<CircSpec> specs() {
   return {{{1, 5, 7}, {3, 0, 17, 1, 9}, {}, 11},
           {{2, 9, 3}, {0, 5, 2, 19, 1, 0, 8, 3, 16}, {}, 12},
           {{2, 1, 1}, {4}, {0}, 13},
-          {{3, 101, 13}, every_length_to_40(), {1}, 14},
+          {{3, 101, 13}, every_length_to(40), {1}, 14},
           {{150, 7, 5}, {0, 33, 5, 17, 2, 0, 9}, every_third_block_from_1(150), 15}};
-}
-
-template <class T>
-std::vector<T> poisoned(index_t n) {
-  return std::vector<T>(static_cast<std::size_t>(n), std::numeric_limits<T>::quiet_NaN());
 }
 
 template <class T>
@@ -176,7 +161,7 @@ TYPED_TEST(CircCpu, AdjointIdentity) {
 // so the split cannot change a sum's order: any thread count gives the same bits.
 TYPED_TEST(CircCpu, ThreadCountsGiveTheSameBits) {
   using T = TypeParam;
-  const CircSpec spec{{3, 101, 97}, every_length_to_40(), {}, 21};
+  const CircSpec spec{{3, 101, 97}, every_length_to(40), {}, 21};
   const auto a = testing::random_circ<T, std::int32_t>(spec);
   const Shape& s = spec.shape;
   const index_t nrhs = 3;
@@ -207,7 +192,7 @@ bool is_kernel(CpuKernel kernel) {
 // under Estimate it is Mm2s with s = 8 and no probe. Either way the product is right.
 TYPED_TEST(CircCpu, AutoChoosesAValidKernel) {
   using T = TypeParam;
-  const CircSpec spec{{3, 101, 13}, every_length_to_40(), {1}, 31};
+  const CircSpec spec{{3, 101, 13}, every_length_to(40), {1}, 31};
   const auto a = testing::random_circ<T, std::int64_t>(spec);
   const Shape& s = spec.shape;
   const auto dense = testing::dense_circulant(s, a.view());

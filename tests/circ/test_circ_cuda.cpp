@@ -29,6 +29,9 @@ namespace {
 
 using testing::CircCsr;
 using testing::CircSpec;
+using testing::every_length_to;
+using testing::every_third_block_from_1;
+using testing::poisoned;
 
 #define SKIP_WITHOUT_GPU() \
   if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device"
@@ -38,20 +41,6 @@ Options on_gpu(TransposeMethod method, index_t max_rhs, Planning planning = Plan
           .planning = planning,
           .max_rhs = max_rhs,
           .gpu = {.context = nullptr, .device = 0, .transpose = method}};
-}
-
-std::set<index_t> every_third_block_from_1(index_t k) {
-  std::set<index_t> empty;
-  for (index_t d = 1; d < k - 1; d += 3)
-    empty.insert(d);
-  return empty;
-}
-
-std::vector<int> every_length_to(int longest) {
-  std::vector<int> lengths(static_cast<std::size_t>(longest) + 1);
-  for (int n = 0; n <= longest; ++n)
-    lengths[static_cast<std::size_t>(n)] = n;
-  return lengths;
 }
 
 // k in {1, 2, 3, 150}, odd mb and nb, empty rows, empty blocks (block 0 in one case), nb = 1.
@@ -76,11 +65,6 @@ std::vector<CircSpec> specs() {
           {{150, 3, 7}, {257, 0, 33}, {0}, 16},
           // nb = 2: about 2000 nonzeros in each row of the transposed index (8 chunks)
           {{3, 40, 2}, {300, 0, 47}, {}, 17}};
-}
-
-template <class T>
-std::vector<T> poisoned(index_t n) {
-  return std::vector<T>(static_cast<std::size_t>(n), std::numeric_limits<T>::quiet_NaN());
 }
 
 template <class T>

@@ -127,7 +127,8 @@ struct Choices {
   CpuKernel cpu_kernel = CpuKernel::Auto;             // what runs on the CPU (C and C^T)
   int maxpy_width = 0;                                // s, when cpu_kernel is Mm2s
   TransposeMethod transpose = TransposeMethod::Auto;  // GPU only
-  /// Candidate name -> median seconds of one product, as measured (empty under Estimate).
+  /// Candidate name -> seconds of one C and one C^T product, the shortest of three (empty under
+  /// Estimate).
   std::vector<std::pair<std::string, double>> probe;
   /// "cpu mm2s s=8", "cuda transpose=index", ...
   std::string str() const;

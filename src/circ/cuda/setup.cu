@@ -36,6 +36,11 @@ CudaEngine<T>::CudaEngine(const Layout<T>& layout, const Options& options)
                                               : gpu::Context::create(options.gpu.device)),
       shape_(layout.shape),
       nnz_(layout.nnz()) {
+  // One row of the product (k*nrhs outputs) must fit one launch's grid (kMaxOutputsPerRow).
+  if (shape_.k > kMaxOutputsPerRow)
+    throw Error("the block-circulant operator " + shape_.str() +
+                " has k = " + std::to_string(shape_.k) +
+                " blocks; the GPU engine handles at most " + std::to_string(kMaxOutputsPerRow));
   context_->activate();
   // Memory: the layout (A's offsets and values, the transposed index), then as many right-hand
   // sides per group as fit in half of what is left, at most max_rhs. One right-hand side needs

@@ -33,7 +33,7 @@
 namespace shiftop::models::ct2d {
 
 struct Geometry {
-  index_t positions = 60;   // k
+  index_t positions = 60;  // k
   index_t rings = 32;
   index_t sectors = 240;    // a multiple of positions
   index_t detectors = 128;  // mb

@@ -37,17 +37,6 @@ struct CircInfoOptions {
   bool json = false;
 };
 
-constexpr const char* kKernelNames = "auto, block-spmv, mm, mm2 or mm2s";
-
-circ::CpuKernel parse_kernel(const std::string& text) {
-  if (text == "auto") return circ::CpuKernel::Auto;
-  if (text == "block-spmv") return circ::CpuKernel::BlockSpmv;
-  if (text == "mm") return circ::CpuKernel::Mm;
-  if (text == "mm2") return circ::CpuKernel::Mm2;
-  if (text == "mm2s") return circ::CpuKernel::Mm2s;
-  fail("--kernel: expected {}, got '{}'", kKernelNames, text);
-}
-
 template <class T>
 constexpr io::DType kDType = std::is_same_v<T, float> ? io::DType::Float32 : io::DType::Float64;
 template <class T>
@@ -247,8 +236,8 @@ void add_matvec(CLI::App* circ_cmd) {
       ->required();
   cmd->add_flag("--transpose", o->transpose, "apply C^T (exact: the same values, no stored copy)");
   cmd->add_option("--kernel", o->kernel,
-                  std::string(kKernelNames) +
-                      ": the CPU product (Romero et al. section 3.1); auto is mm2s with s = 8")
+                  "auto, block-spmv, mm, mm2 or mm2s: the CPU product (Romero et al. section "
+                  "3.1); auto is mm2s with s = 8")
       ->capture_default_str();
   add_backend_option(cmd, o->backend);
   add_device_option(cmd, o->device);
@@ -258,7 +247,7 @@ void add_matvec(CLI::App* circ_cmd) {
     // The options first: a bad one is refused before the files are read.
     circ::Options options;
     options.backend = parse_backend(o->backend, o->device);
-    options.cpu.kernel = parse_kernel(o->kernel);
+    options.cpu.kernel = circ::parse_cpu_kernel(o->kernel, "--kernel");
     require(o->kernel == "auto" || options.backend == Backend::Cpu,
             "--kernel {}: chooses among the CPU products; --backend cuda runs the GPU's own "
             "kernel (expected --kernel auto)",

@@ -46,22 +46,6 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> owned(std::vector<T>&& values) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owner->data(), {size}, free);
 }
 
-circ::CpuKernel parse_kernel(const std::string& text) {
-  if (text == "auto") return circ::CpuKernel::Auto;
-  if (text == "block-spmv") return circ::CpuKernel::BlockSpmv;
-  if (text == "mm") return circ::CpuKernel::Mm;
-  if (text == "mm2") return circ::CpuKernel::Mm2;
-  if (text == "mm2s") return circ::CpuKernel::Mm2s;
-  fail("kernel '{}': expected 'auto', 'block-spmv', 'mm', 'mm2' or 'mm2s'", text);
-}
-
-circ::TransposeMethod parse_transpose(const std::string& text) {
-  if (text == "auto") return circ::TransposeMethod::Auto;
-  if (text == "index") return circ::TransposeMethod::Index;
-  if (text == "atomic") return circ::TransposeMethod::Atomic;
-  fail("transpose '{}': expected 'auto', 'index' or 'atomic'", text);
-}
-
 circ::Op parse_op(const std::string& text) {
   if (text == "C") return circ::Op::C;
   if (text == "Ct") return circ::Op::Ct;
@@ -79,9 +63,10 @@ circ::Options options(const std::string& backend, int device, const std::string&
   o.planning = planning == "measure" ? Planning::Measure : Planning::Estimate;
   require(max_rhs > 0, "max_rhs {}: expected a positive number of right-hand sides", max_rhs);
   o.max_rhs = max_rhs;
-  o.cpu = {.threads = threads, .kernel = parse_kernel(kernel), .maxpy_width = maxpy_width};
+  o.cpu = {
+      .threads = threads, .kernel = circ::parse_cpu_kernel(kernel), .maxpy_width = maxpy_width};
   o.gpu.device = device;
-  o.gpu.transpose = parse_transpose(transpose);
+  o.gpu.transpose = circ::parse_transpose_method(transpose);
   return o;
 }
 

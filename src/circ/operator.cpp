@@ -77,6 +77,20 @@ std::string to_string(TransposeMethod method) {
   return "?";
 }
 
+CpuKernel parse_cpu_kernel(std::string_view text, std::string_view what) {
+  for (const CpuKernel kernel :
+       {CpuKernel::Auto, CpuKernel::BlockSpmv, CpuKernel::Mm, CpuKernel::Mm2, CpuKernel::Mm2s})
+    if (text == to_string(kernel)) return kernel;
+  fail("{}: expected auto, block-spmv, mm, mm2 or mm2s, got '{}'", what, text);
+}
+
+TransposeMethod parse_transpose_method(std::string_view text, std::string_view what) {
+  for (const TransposeMethod method :
+       {TransposeMethod::Auto, TransposeMethod::Index, TransposeMethod::Atomic})
+    if (text == to_string(method)) return method;
+  fail("{}: expected auto, index or atomic, got '{}'", what, text);
+}
+
 std::string Choices::str() const {
   if (backend == Backend::Cuda) return fmt::format("cuda transpose={}", to_string(transpose));
   if (cpu_kernel == CpuKernel::Mm2s)

@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -94,6 +95,10 @@ enum class TransposeMethod { Auto, Index, Atomic };
 
 std::string to_string(CpuKernel kernel);
 std::string to_string(TransposeMethod method);
+/// The inverses of to_string; anything else throws shiftop::Error "<what>: expected auto,
+/// block-spmv, mm, mm2 or mm2s, got '<text>'" (`what` names the option, e.g. "--kernel").
+CpuKernel parse_cpu_kernel(std::string_view text, std::string_view what = "kernel");
+TransposeMethod parse_transpose_method(std::string_view text, std::string_view what = "transpose");
 
 struct CpuOptions {
   /// OpenMP threads; 0 uses OpenMP's default.

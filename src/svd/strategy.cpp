@@ -86,7 +86,19 @@ std::vector<std::vector<PivotPair>> row_cyclic_closest_steps(index_t order) {
 // MB. A larger order is built again each time; its sweep costs far more than building it.
 constexpr index_t kLargestCachedOrder = 128;
 
+// Row-cyclic: every pair once, in row order, one pair per step.
+std::vector<std::vector<PivotPair>> row_cyclic_steps(index_t order) {
+  std::vector<std::vector<PivotPair>> steps;
+  steps.reserve(static_cast<std::size_t>(order * (order - 1) / 2));
+  for (index_t p = 0; p < order; ++p)
+    for (index_t q = p + 1; q < order; ++q)
+      steps.push_back({{static_cast<std::int32_t>(p), static_cast<std::int32_t>(q)}});
+  return steps;
+}
+
 Strategy build(StrategyKind kind, index_t order) {
+  if (kind == StrategyKind::RowCyclic)
+    return Strategy::from_steps(kind, order, row_cyclic_steps(order));
   if (kind == StrategyKind::ModifiedModulus) {
     return Strategy::from_steps(kind, order, modified_modulus_steps(order));
   }
@@ -110,16 +122,18 @@ std::string to_string(StrategyKind kind) {
       return "rc-closest";
     case StrategyKind::ModifiedModulus:
       return "modmod";
+    case StrategyKind::RowCyclic:
+      return "rc";
   }
   fail("strategy: unknown kind {}", static_cast<int>(kind));
 }
 
 StrategyKind parse_strategy_kind(std::string_view text) {
   for (StrategyKind kind : {StrategyKind::ReversedRowCyclicClosest, StrategyKind::RowCyclicClosest,
-                            StrategyKind::ModifiedModulus}) {
+                            StrategyKind::ModifiedModulus, StrategyKind::RowCyclic}) {
     if (text == to_string(kind)) return kind;
   }
-  fail("strategy: expected rc-closest-rev, rc-closest or modmod, got '{}'", text);
+  fail("strategy: expected rc-closest-rev, rc-closest, modmod or rc, got '{}'", text);
 }
 
 Strategy Strategy::create(StrategyKind kind, index_t order) {

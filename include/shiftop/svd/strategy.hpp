@@ -33,9 +33,13 @@ enum class StrategyKind {
   /// pairs (a, a + n/2) come twice per sweep. An odd order n: the antidiagonals alone, n steps of
   /// (n - 1)/2 pairs, each pair once (cyclic). For comparison only.
   ModifiedModulus,
+  /// The sequential row-cyclic order (0,1), (0,2), .., (0,n-1), (1,2), .., (n-2,n-1), one pair
+  /// per step (no parallelism): the inner strategy of the blocked Hari-Zimmermann GSVD (Table
+  /// 3.2). "rc".
+  RowCyclic,
 };
 
-/// "rc-closest-rev", "rc-closest", "modmod".
+/// "rc-closest-rev", "rc-closest", "modmod", "rc".
 std::string to_string(StrategyKind kind);
 /// The inverse of to_string; shiftop::Error naming the text and the accepted names otherwise.
 StrategyKind parse_strategy_kind(std::string_view text);

@@ -21,10 +21,12 @@ from .data_space import DataSpaceHessian
 from .svd import Spectrum, spectrum, svd
 from .circ import CirculantOperator, read_circulant
 from . import ct
+from .gsvd import GsvdResult, gsvd
+from .regpath import RegPath, regpath
 
 __all__ = [
     "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
     "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
     "Error", "__version__", "svd", "spectrum", "Spectrum", "CirculantOperator", "read_circulant",
-    "ct",
+    "ct", "gsvd", "GsvdResult", "regpath", "RegPath",
 ]

@@ -24,5 +24,8 @@ void bind_pair(nanobind::module_& m);
 void bind_svd(nanobind::module_& m);
 /// CircOperatorF32/F64, circ_assemble_*, the ct2d scanner, mlem/sirt/cgls: shiftop.circ, ct.
 void bind_circ(nanobind::module_& m);
+/// gsvd_batched (the Hari-Zimmermann GSVD of a batch of pairs) and RegularizationPath:
+/// shiftop.gsvd, shiftop.regpath.
+void bind_gsvd(nanobind::module_& m);
 
 }  // namespace shiftop::python

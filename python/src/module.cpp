@@ -21,4 +21,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_data_space(m);
   shiftop::python::bind_svd(m);
   shiftop::python::bind_circ(m);
+  shiftop::python::bind_gsvd(m);
 }

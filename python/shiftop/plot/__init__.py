@@ -11,6 +11,7 @@ the Figure::
     cg_convergence(solve_jsons, out)    # shiftop solve --json: relative residual per iteration
     source(true, recovered, out)        # true against recovered source (arrays or .npy files)
     spectrum(sigma, out)                # singular values of every F^[w] (op.spectrum(), .npy)
+    regpath(path_json, out)             # shiftop regpath --json / RegPath: L-curve and GCV
 
 The same from the command line: ``python -m shiftop.plot pareto t.json -o t.png`` (``--help``
 lists the commands).
@@ -20,6 +21,8 @@ from ._bench import bench_phases, bench_sweep
 from ._convergence import cg_convergence
 from ._pareto import pareto
 from ._source import source
+from ._regpath import regpath
 from ._spectrum import spectrum
 
-__all__ = ["pareto", "bench_phases", "bench_sweep", "cg_convergence", "source", "spectrum"]
+__all__ = ["pareto", "bench_phases", "bench_sweep", "cg_convergence", "source", "spectrum",
+           "regpath"]

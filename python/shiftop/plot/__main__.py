@@ -4,7 +4,7 @@ gives one line "shiftop.plot: error: ..." on stderr and exit status 1 (2 for bad
 import argparse
 import sys
 
-from . import bench_phases, bench_sweep, cg_convergence, pareto, source, spectrum
+from . import bench_phases, bench_sweep, cg_convergence, pareto, regpath, source, spectrum
 from ._files import FORMATS
 
 
@@ -48,6 +48,10 @@ def _parser():
     spec.add_argument("sigma", help="a .npy file of shape (Nt+1, min(Nd, Nm))")
     spec.add_argument("--title", help="the plot's title (kappa is added below it)")
     spec.add_argument("--tolerance", type=float, help="relative rank tolerance to draw")
+    path = command("regpath", "L-curve and GCV of a regularisation path (`shiftop regpath`)")
+    path.add_argument("json", help="regpath JSON: alphas, residual_norms, seminorms, gcv, "
+                      "gcv_choice, lcurve_corner")
+    path.add_argument("--title", help="the figure's title")
     return parser
 
 
@@ -62,6 +66,8 @@ def main(argv=None):
             bench_sweep(args.json, args.output, format=args.format)
         elif args.command == "cg-convergence":
             cg_convergence(args.json, args.output, labels=args.label, format=args.format)
+        elif args.command == "regpath":
+            regpath(args.json, args.output, title=args.title, format=args.format)
         elif args.command == "spectrum":
             spectrum(args.sigma, args.output, title=args.title, tolerance=args.tolerance,
                      format=args.format)

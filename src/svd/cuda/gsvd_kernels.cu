@@ -1,0 +1,352 @@
+// The sweeps and the finish of the batched implicit Hari-Zimmermann GSVD on the GPU
+// (svd/cuda/gsvd_kernels.hpp describes both), one thread block per pair (F_b, G_b).
+//
+// Every loop that contains a group sum runs the same trip count in every lane of a warp (inactive
+// lanes add zeros): the sums shuffle with a full mask (docs/architecture.md, section 16, "Whole
+// warps around shuffles"). The butterfly leaves the identical sum in every lane of a group, so a
+// group's lanes take the same branches on it.
+#include "backend/cuda/check.hpp"
+#include "svd/cuda/group_ops.cuh"
+#include "svd/cuda/gsvd_kernels.hpp"
+#include "svd/hz_transform.hpp"
+
+namespace shiftop::svd::gpu_kernels {
+namespace {
+
+using detail::Pair2;
+
+/// x * s for a real s.
+template <class V>
+__device__ __forceinline__ V times(V x, double s) {
+  if constexpr (std::is_same_v<V, double>)
+    return x * s;
+  else
+    return {x.x * s, x.y * s};
+}
+
+/// x * z for a complex z (real data: z.im is 0 and ignored).
+template <class V>
+__device__ __forceinline__ V times(V x, Pair2<double> z) {
+  if constexpr (std::is_same_v<V, double>)
+    return x * z.re;
+  else
+    return {x.x * z.re - x.y * z.im, x.x * z.im + x.y * z.re};
+}
+
+template <class V>
+__device__ __forceinline__ V plus(V x, V y) {
+  if constexpr (std::is_same_v<V, double>)
+    return x + y;
+  else
+    return {x.x + y.x, x.y + y.y};
+}
+
+/// [x_i x_j] <- [d_i x_i, d_j x_j] [z_ii z_ij; z_ji z_jj] over `rows` rows, lanes strided.
+template <class V>
+__device__ __forceinline__ void transform_columns(V* xi, V* xj, index_t rows, double di, double dj,
+                                                  const detail::HzTransform<double>& t,
+                                                  const Groups& groups) {
+  for (index_t r = groups.lane; r < rows; r += groups.width) {
+    const V a = times(xi[r], di), b = times(xj[r], dj);
+    xi[r] = plus(times(a, t.z_ii), times(b, t.z_ji));
+    xj[r] = plus(times(a, t.z_ij), times(b, t.z_jj));
+  }
+}
+
+/// Block-wide state in shared memory.
+struct SweepState {
+  int transformations, proper;
+  int status, column_i, column_j;
+};
+
+template <class T>
+__global__ void __launch_bounds__(512)
+    gsvd_sweeps_kernel(GsvdBatch<T> batch, bool f_shared, bool g_shared, bool z_shared) {
+  using V = DeviceType<T>;
+  extern __shared__ __align__(16) unsigned char shared[];
+  __shared__ SweepState state;
+
+  const index_t b = blockIdx.x;
+  const index_t m = batch.m, p = batch.p, n = batch.n;
+  const Groups groups(batch.lanes);
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const bool vectors = batch.z != nullptr;
+
+  V* global_f = batch.f + b * m * n;
+  V* global_g = batch.g + b * p * n;
+  V* global_z = vectors ? batch.z + b * n * n : nullptr;
+  V* next = reinterpret_cast<V*>(shared);
+  V* f = global_f;
+  V* g = global_g;
+  V* z = global_z;
+  if (f_shared) f = next, next += m * n;
+  if (g_shared) g = next, next += p * n;
+  if (vectors && z_shared) z = next;
+  if (f_shared)
+    for (index_t e = tid; e < m * n; e += threads)
+      f[e] = global_f[e];
+  if (g_shared)
+    for (index_t e = tid; e < p * n; e += threads)
+      g[e] = global_g[e];
+  if (tid == 0) state = {0, 0, kGsvdOk, static_cast<int>(n), static_cast<int>(n)};
+  __syncthreads();
+
+  // initZ: Z = diag(1 / ||g_i||), f_i and g_i scaled by 1 / ||g_i||; a zero column of G is
+  // refused (the smallest such column is reported).
+  const index_t column_rounds = (n + groups.count - 1) / groups.count;
+  for (index_t round = 0; round < column_rounds; ++round) {
+    const index_t j = round * groups.count + groups.index;
+    const bool active = j < n;
+    double norm2 = 0;
+    if (active)
+      for (index_t r = groups.lane; r < p; r += groups.width)
+        norm2 += abs2(g[r + j * p]);
+    norm2 = group_sum(norm2, groups.width);
+    if (!active) continue;
+    if (!(norm2 > 0)) {
+      if (groups.lane == 0) {
+        atomicCAS(&state.status, kGsvdOk, kGsvdZeroColumn);
+        atomicMin(&state.column_i, static_cast<int>(j));
+      }
+      continue;
+    }
+    const double scale = 1 / sqrt(norm2);
+    for (index_t r = groups.lane; r < m; r += groups.width)
+      f[r + j * m] = times(f[r + j * m], scale);
+    for (index_t r = groups.lane; r < p; r += groups.width)
+      g[r + j * p] = times(g[r + j * p], scale);
+    if (vectors)
+      for (index_t r = groups.lane; r < n; r += groups.width)
+        z[r + j * n] = r == j ? times(make<V>(1.0, 0.0), scale) : zero<V>();
+  }
+  __syncthreads();
+
+  // The sweeps (section 3.5's pStep per parallel step). Tolerances of the CPU driver: transform
+  // when |b| or the scaled |a_ij| reach eps sqrt(n); G's columns parallel to working precision
+  // when (1 - |b|)(1 + |b|) <= n eps.
+  constexpr double eps = 0x1p-53;
+  const double tolerance = eps * sqrt(static_cast<double>(n));
+  const double parallel = static_cast<double>(n) * eps;
+  const index_t pair_rounds = (batch.pairs_per_step + groups.count - 1) / groups.count;
+  int sweeps = 0;
+  long long transformations = 0, proper = 0;
+  bool converged = false;
+  bool failed = state.status != kGsvdOk;
+  while (!failed && sweeps < batch.max_sweeps) {
+    __syncthreads();  // everyone has read the previous sweep's counters
+    if (tid == 0) state.transformations = state.proper = 0;
+    __syncthreads();
+    for (int step = 0; step < batch.steps; ++step) {
+      for (index_t round = 0; round < pair_rounds; ++round) {
+        const index_t k = round * groups.count + groups.index;
+        const int2 pair = k < batch.pairs_per_step ? batch.pairs[step * batch.pairs_per_step + k]
+                                                   : make_int2(-1, -1);
+        const bool active = pair.x >= 0 && pair.y < n;
+        const index_t i = active ? pair.x : 0, j = active ? pair.y : 0;
+        V* fi = f + i * m;
+        V* fj = f + j * m;
+        V* gi = g + i * p;
+        V* gj = g + j * p;
+        double a_ii = 0, a_jj = 0, b_ii = 0, b_jj = 0;
+        Acc a_ij, b_ij;
+        if (active) {
+          for (index_t r = groups.lane; r < m; r += groups.width) {
+            a_ii += abs2(fi[r]);
+            a_jj += abs2(fj[r]);
+            add_conj_product(a_ij, fi[r], fj[r]);
+          }
+          for (index_t r = groups.lane; r < p; r += groups.width) {
+            b_ii += abs2(gi[r]);
+            b_jj += abs2(gj[r]);
+            add_conj_product(b_ij, gi[r], gj[r]);
+          }
+        }
+        a_ii = group_sum(a_ii, groups.width);
+        a_jj = group_sum(a_jj, groups.width);
+        a_ij = group_sum(a_ij, groups.width);
+        b_ii = group_sum(b_ii, groups.width);
+        b_jj = group_sum(b_jj, groups.width);
+        b_ij = group_sum(b_ij, groups.width);
+        if (!active) continue;
+        // The pivot of (3.14) for G's columns normalised: d = 1 / ||g||.
+        const double di = 1 / sqrt(b_ii), dj = 1 / sqrt(b_jj);
+        detail::HzPivot<double> pivot;
+        pivot.a_ii = a_ii * di * di;
+        pivot.a_jj = a_jj * dj * dj;
+        const double dij = di * dj;
+        pivot.a_ij = {a_ij.re * dij, a_ij.im * dij};
+        pivot.b = {b_ij.re * dij, b_ij.im * dij};
+        const double abs_b = hypot(pivot.b.re, pivot.b.im);
+        if (!(b_ii > 0 && b_jj > 0) || !((1 - abs_b) * (1 + abs_b) > parallel)) {
+          if (groups.lane == 0 && atomicCAS(&state.status, kGsvdOk, kGsvdParallel) == kGsvdOk) {
+            state.column_i = static_cast<int>(i);
+            state.column_j = static_cast<int>(j);
+          }
+          continue;
+        }
+        if (!detail::hz_needs_transform(pivot, tolerance)) continue;
+        const detail::HzTransform<double> t = detail::hz_transform(pivot, batch.sort);
+        transform_columns(fi, fj, m, di, dj, t, groups);
+        transform_columns(gi, gj, p, di, dj, t, groups);
+        if (vectors) transform_columns(z + i * n, z + j * n, n, di, dj, t, groups);
+        if (groups.lane == 0) {
+          atomicAdd(&state.transformations, 1);
+          if (t.proper) atomicAdd(&state.proper, 1);
+        }
+      }
+      __syncthreads();
+    }
+    ++sweeps;
+    transformations += state.transformations;
+    proper += state.proper;
+    failed = state.status != kGsvdOk;
+    if (!failed && state.proper == 0) converged = true;
+    if (converged) break;
+  }
+  __syncthreads();
+
+  if (f_shared)
+    for (index_t e = tid; e < m * n; e += threads)
+      global_f[e] = f[e];
+  if (g_shared)
+    for (index_t e = tid; e < p * n; e += threads)
+      global_g[e] = g[e];
+  if (vectors && z_shared)
+    for (index_t e = tid; e < n * n; e += threads)
+      global_z[e] = z[e];
+  if (tid == 0) {
+    GsvdReport& report = batch.reports[b];
+    report.sweeps = sweeps;
+    report.converged = converged ? 1 : 0;
+    report.status = state.status;
+    report.column_i = state.column_i;
+    report.column_j = state.column_j;
+    report.transformations = transformations;
+    report.proper = proper;
+  }
+}
+
+// `Sigma`: per column i of F Z and G Z (the pair scaled by 2^ef, 2^eg), nf = ||f_i|| 2^-ef,
+// ng = ||g_i|| 2^-eg, S_i = hypot(nf, ng), sigma_f = nf / S_i, sigma_g = ng / S_i; then
+// F = U diag(sigma_f) X and G = V diag(sigma_g) X with X = diag(S) Z^{-1} (section 3.5).
+template <class T>
+__global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
+  using V = DeviceType<T>;
+  using R = typename Device<T>::real;
+  extern __shared__ __align__(16) unsigned char shared[];
+
+  const index_t b = blockIdx.x;
+  const index_t m = batch.m, p = batch.p, n = batch.n;
+  const Groups groups(batch.lanes);
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  double* norm_f = reinterpret_cast<double*>(shared);  // ||f_i|| of the scaled pair
+  double* norm_g = norm_f + n;
+  double* total = norm_g + n;  // S_i
+  double* key = total + n;     // sigma_f / sigma_g
+  int* place = reinterpret_cast<int*>(key + n);
+  const V* f = batch.f + b * m * n;
+  const V* g = batch.g + b * p * n;
+  const int2 exponent = batch.exponents[b];
+
+  const index_t column_rounds = (n + groups.count - 1) / groups.count;
+  for (index_t round = 0; round < column_rounds; ++round) {
+    const index_t j = round * groups.count + groups.index;
+    const bool active = j < n;
+    double sum_f = 0, sum_g = 0;
+    if (active) {
+      for (index_t r = groups.lane; r < m; r += groups.width)
+        sum_f += abs2(f[r + j * m]);
+      for (index_t r = groups.lane; r < p; r += groups.width)
+        sum_g += abs2(g[r + j * p]);
+    }
+    sum_f = group_sum(sum_f, groups.width);
+    sum_g = group_sum(sum_g, groups.width);
+    if (active && groups.lane == 0) {
+      norm_f[j] = sqrt(sum_f);
+      norm_g[j] = sqrt(sum_g);
+    }
+  }
+  __syncthreads();
+  for (index_t j = tid; j < n; j += threads) {
+    const double nf = scalbn(norm_f[j], -exponent.x), ng = scalbn(norm_g[j], -exponent.y);
+    total[j] = hypot(nf, ng);
+    key[j] = (nf / total[j]) / (ng / total[j]);
+  }
+  __syncthreads();
+  // The place of value j in the nonincreasing order of sigma_f / sigma_g (ties: column order;
+  // NaN, a result that went wrong, last).
+  for (index_t j = tid; j < n; j += threads) {
+    const auto at = [key](index_t k) { return isnan(key[k]) ? -1.0 : key[k]; };
+    const double s = at(j);
+    index_t rank = 0;
+    for (index_t k = 0; k < n; ++k)
+      rank += at(k) > s || (at(k) == s && k < j);
+    place[j] = static_cast<int>(rank);
+    const double nf = scalbn(norm_f[j], -exponent.x), ng = scalbn(norm_g[j], -exponent.y);
+    batch.sigma_f[b * n + rank] = static_cast<R>(nf / total[j]);
+    batch.sigma_g[b * n + rank] = static_cast<R>(ng / total[j]);
+  }
+  if (batch.u == nullptr) return;
+  __syncthreads();
+  V* u = batch.u + b * m * n;
+  V* v = batch.v + b * p * n;
+  V* x = batch.x + b * n * n;
+  const V* z_inverse = batch.z_inverse + b * n * n;
+  for (index_t e = tid; e < m * n; e += threads) {
+    const index_t r = e % m, j = e / m;
+    u[r + place[j] * m] = norm_f[j] > 0 ? times(f[e], 1 / norm_f[j]) : zero<V>();
+  }
+  for (index_t e = tid; e < p * n; e += threads) {
+    const index_t r = e % p, j = e / p;
+    v[r + place[j] * p] = times(g[e], 1 / norm_g[j]);
+  }
+  for (index_t e = tid; e < n * n; e += threads) {
+    const index_t i = e % n, c = e / n;
+    x[place[i] + c * n] = times(z_inverse[e], total[i]);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void launch_gsvd_sweeps(const GsvdBatch<T>& batch, std::size_t shared_limit, cudaStream_t stream) {
+  if (batch.count == 0) return;
+  // F, G and Z each in shared memory while they fit, in that order (F and G are read by every
+  // pair's inner products, Z only updated).
+  const std::size_t element = sizeof(DeviceType<T>);
+  const std::size_t f_bytes = static_cast<std::size_t>(batch.m * batch.n) * element;
+  const std::size_t g_bytes = static_cast<std::size_t>(batch.p * batch.n) * element;
+  const std::size_t z_bytes =
+      batch.z != nullptr ? static_cast<std::size_t>(batch.n * batch.n) * element : 0;
+  std::size_t bytes = 0;
+  const bool f_shared = f_bytes <= shared_limit;
+  if (f_shared) bytes += f_bytes;
+  const bool g_shared = bytes + g_bytes <= shared_limit;
+  if (g_shared) bytes += g_bytes;
+  const bool z_shared = z_bytes > 0 && bytes + z_bytes <= shared_limit;
+  if (z_shared) bytes += z_bytes;
+  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(
+      gsvd_sweeps_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  gsvd_sweeps_kernel<T><<<static_cast<unsigned>(batch.count), batch.threads, bytes, stream>>>(
+      batch, f_shared, g_shared, z_shared);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class T>
+void launch_gsvd_finish(const GsvdBatch<T>& batch, std::size_t shared_limit, cudaStream_t stream) {
+  if (batch.count == 0) return;
+  const std::size_t bytes = static_cast<std::size_t>(batch.n) * kGsvdFinishBytesPerColumn;
+  (void)shared_limit;  // the driver has checked bytes <= shared_limit
+  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(
+      gsvd_finish_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  gsvd_finish_kernel<T>
+      <<<static_cast<unsigned>(batch.count), batch.threads, bytes, stream>>>(batch);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+}
+
+template void launch_gsvd_sweeps(const GsvdBatch<double>&, std::size_t, cudaStream_t);
+template void launch_gsvd_sweeps(const GsvdBatch<std::complex<double>>&, std::size_t, cudaStream_t);
+template void launch_gsvd_finish(const GsvdBatch<double>&, std::size_t, cudaStream_t);
+template void launch_gsvd_finish(const GsvdBatch<std::complex<double>>&, std::size_t, cudaStream_t);
+
+}  // namespace shiftop::svd::gpu_kernels

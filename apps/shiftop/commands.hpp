@@ -91,5 +91,6 @@ void add_svd_command(CLI::App& app);
 void add_spectrum_command(CLI::App& app);
 void add_circ_command(CLI::App& app);
 void add_ct_recon_command(CLI::App& app);
+void add_gsvd_command(CLI::App& app);
 
 }  // namespace shiftop::app

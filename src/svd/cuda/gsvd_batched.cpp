@@ -31,19 +31,20 @@ constexpr int kDefaultGsvdSweeps = 50;  // the thesis' limit
 void validate(index_t batch, index_t m, index_t p, index_t n, index_t ldf, index_t stride_f,
               index_t ldg, index_t stride_g, const void* f, const void* g,
               const GsvdOptions& options) {
+  // The CPU driver's checks and messages (svd/gsvd.cpp).
   require(m >= 1 && p >= 1 && n >= 1,
-          "gsvd: expected F m x n and G p x n with m, p, n >= 1, got "
-          "m = {}, p = {}, n = {}",
+          "gsvd: expected F of m x n and G of p x n with m, p, n >= 1, got m = {}, p = {}, n = {}",
           m, p, n);
   require(ldf >= m, "ldf: expected >= m = {}, got {}", m, ldf);
   require(ldg >= p, "ldg: expected >= p = {}, got {}", p, ldg);
+  require(p >= n, "g: G is {} x {} with p < n: not of full column rank", p, n);
   require(batch >= 0, "batch: expected >= 0, got {}", batch);
   require(batch <= 1 || stride_f >= ldf * n, "stride_f: expected >= ldf * n = {}, got {}", ldf * n,
           stride_f);
   require(batch <= 1 || stride_g >= ldg * n, "stride_g: expected >= ldg * n = {}, got {}", ldg * n,
           stride_g);
-  require(batch == 0 || (f != nullptr && g != nullptr),
-          "f, g: expected two matrices, got a null pointer");
+  require(batch == 0 || f != nullptr, "f: expected a matrix, got a null pointer");
+  require(batch == 0 || g != nullptr, "g: expected a matrix, got a null pointer");
   require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
           options.threads);
   require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
@@ -53,7 +54,6 @@ void validate(index_t batch, index_t m, index_t p, index_t n, index_t ldf, index
   require(options.variant == Variant::Auto || options.variant == Variant::Pointwise,
           "variant: the GPU GSVD runs the pointwise method (auto or pointwise); the blocked "
           "variants run on the CPU only");
-  require(p >= n, "G is {} x {} with p < n: not of full column rank", p, n);
 }
 
 // Lanes per group: about four rows of the longer of F and G per lane, 4..32.
@@ -172,9 +172,9 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
     const T* fb = f + b * stride_f;
     const T* gb = g + b * stride_g;
     const int ef =
-        scaling_exponent(detail::check_entries(fb, m, n, ldf, fmt::format("F: pair {}: ", b)));
+        scaling_exponent(detail::check_entries(fb, m, n, ldf, fmt::format("f: pair {}: F ", b)));
     const int eg =
-        scaling_exponent(detail::check_entries(gb, p, n, ldg, fmt::format("G: pair {}: ", b)));
+        scaling_exponent(detail::check_entries(gb, p, n, ldg, fmt::format("g: pair {}: G ", b)));
     exponents[b] = int2{ef, eg};
     for (index_t j = 0; j < n; ++j) {
       for (index_t i = 0; i < m; ++i)
@@ -245,12 +245,12 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
     const GsvdReport& report = reports[b];
     if (report.status == gpu_kernels::kGsvdZeroColumn)
       fail(
-          "G: pair {}: column {} is zero: the implicit Hari-Zimmermann GSVD needs G of full "
+          "pair {}: g: column {} of G is zero: the implicit Hari-Zimmermann GSVD needs G of full "
           "column rank",
           b, report.column_i);
     if (report.status == gpu_kernels::kGsvdParallel)
       fail(
-          "G: pair {}: G is numerically rank deficient (columns {} and {} became parallel to "
+          "pair {}: g: G is numerically rank deficient (columns {} and {} became parallel to "
           "working precision): the implicit Hari-Zimmermann GSVD needs G of full column rank",
           b, report.column_i, report.column_j);
   }
@@ -267,7 +267,7 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
     plan.z_inverse = z_inverse;
     const index_t singular = invert_z<T>(context, plan.z, z_inverse, batch, n, stream);
     require(singular < 0,
-            "gsvd: pair {}: the accumulated transformation Z is singular to working precision; "
+            "pair {}: gsvd: the accumulated transformation Z is singular to working precision; "
             "G is numerically rank deficient",
             singular);
     plan.u = buffer<V>(u_memory, context, count * f_size);

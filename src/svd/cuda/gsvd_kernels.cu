@@ -41,15 +41,18 @@ __device__ __forceinline__ V plus(V x, V y) {
     return {x.x + y.x, x.y + y.y};
 }
 
-/// [x_i x_j] <- [d_i x_i, d_j x_j] [z_ii z_ij; z_ji z_jj] over `rows` rows, lanes strided.
+/// [x_i x_j] <- [d_i x_i, d_j x_j] [z_ii z_ij; z_ji z_jj] over `rows` rows, lanes strided, the
+/// normalisation folded into the coefficients as the CPU does (svd/gsvd_pointwise.cpp).
 template <class V>
 __device__ __forceinline__ void transform_columns(V* xi, V* xj, index_t rows, double di, double dj,
                                                   const detail::HzTransform<double>& t,
                                                   const Groups& groups) {
+  const Pair2<double> c_ii{t.z_ii.re * di, t.z_ii.im * di}, c_ij{t.z_ij.re * di, t.z_ij.im * di};
+  const Pair2<double> c_ji{t.z_ji.re * dj, t.z_ji.im * dj}, c_jj{t.z_jj.re * dj, t.z_jj.im * dj};
   for (index_t r = groups.lane; r < rows; r += groups.width) {
-    const V a = times(xi[r], di), b = times(xj[r], dj);
-    xi[r] = plus(times(a, t.z_ii), times(b, t.z_ji));
-    xj[r] = plus(times(a, t.z_ij), times(b, t.z_jj));
+    const V a = xi[r], b = xj[r];
+    xi[r] = plus(times(a, c_ii), times(b, c_ji));
+    xj[r] = plus(times(a, c_ij), times(b, c_jj));
   }
 }
 
@@ -226,9 +229,10 @@ __global__ void __launch_bounds__(512)
   }
 }
 
-// `Sigma`: per column i of F Z and G Z (the pair scaled by 2^ef, 2^eg), nf = ||f_i|| 2^-ef,
-// ng = ||g_i|| 2^-eg, S_i = hypot(nf, ng), sigma_f = nf / S_i, sigma_g = ng / S_i; then
-// F = U diag(sigma_f) X and G = V diag(sigma_g) X with X = diag(S) Z^{-1} (section 3.5).
+// `Sigma` (section 3.5, Algorithm 5's end): per column i of F Z and G Z, S_i = hypot(||f_i||,
+// ||g_i||), sigma_f = ||f_i|| / S_i, sigma_g = ||g_i|| / S_i (then unscaled), u_i = f_i / ||f_i||,
+// v_i = g_i / ||g_i||, so that F = U diag(sigma_f) X and G = V diag(sigma_g) X with
+// X = diag(S) Z^{-1}.
 template <class T>
 __global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
   using V = DeviceType<T>;
@@ -241,8 +245,10 @@ __global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   double* norm_f = reinterpret_cast<double*>(shared);  // ||f_i|| of the scaled pair
   double* norm_g = norm_f + n;
-  double* total = norm_g + n;  // S_i
-  double* key = total + n;     // sigma_f / sigma_g
+  double* sigma_f = norm_g + n;
+  double* sigma_g = sigma_f + n;
+  double* total = sigma_g + n;  // X's row scale
+  double* key = total + n;      // sigma_f / sigma_g
   int* place = reinterpret_cast<int*>(key + n);
   const V* f = batch.f + b * m * n;
   const V* g = batch.g + b * p * n;
@@ -267,14 +273,24 @@ __global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
     }
   }
   __syncthreads();
+  // The scaling undone as the CPU does (svd/gsvd.cpp): for the scaled pair F_s = 2^ef F =
+  // U diag(a) X_s, G_s = 2^eg G = V diag(b) X_s, the pair (2^-ef a, 2^-eg b) / t with t its
+  // hypot, X's row times S t; a common power 2^k keeps the hypot in range.
   for (index_t j = tid; j < n; j += threads) {
-    const double nf = scalbn(norm_f[j], -exponent.x), ng = scalbn(norm_g[j], -exponent.y);
-    total[j] = hypot(nf, ng);
-    key[j] = (nf / total[j]) / (ng / total[j]);
+    const double s = hypot(norm_f[j], norm_g[j]);
+    const double a = norm_f[j] / s, bb = norm_g[j] / s;
+    const int eb = ilogb(bb) - exponent.y;
+    const int k = a > 0 ? max(ilogb(a) - exponent.x, eb) : eb;
+    const double a2 = scalbn(a, -exponent.x - k), b2 = scalbn(bb, -exponent.y - k);
+    const double t = hypot(a2, b2);
+    sigma_f[j] = a2 / t;
+    sigma_g[j] = b2 / t;
+    total[j] = s * scalbn(t, k);
+    key[j] = sigma_f[j] / sigma_g[j];
   }
   __syncthreads();
-  // The place of value j in the nonincreasing order of sigma_f / sigma_g (ties: column order;
-  // NaN, a result that went wrong, last).
+  // The place of value j in the nonincreasing order of sigma_f / sigma_g (ties: column order, as
+  // the CPU's stable sort; NaN, a result that went wrong, last).
   for (index_t j = tid; j < n; j += threads) {
     const auto at = [key](index_t k) { return isnan(key[k]) ? -1.0 : key[k]; };
     const double s = at(j);
@@ -282,9 +298,8 @@ __global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
     for (index_t k = 0; k < n; ++k)
       rank += at(k) > s || (at(k) == s && k < j);
     place[j] = static_cast<int>(rank);
-    const double nf = scalbn(norm_f[j], -exponent.x), ng = scalbn(norm_g[j], -exponent.y);
-    batch.sigma_f[b * n + rank] = static_cast<R>(nf / total[j]);
-    batch.sigma_g[b * n + rank] = static_cast<R>(ng / total[j]);
+    batch.sigma_f[b * n + rank] = static_cast<R>(sigma_f[j]);
+    batch.sigma_g[b * n + rank] = static_cast<R>(sigma_g[j]);
   }
   if (batch.u == nullptr) return;
   __syncthreads();

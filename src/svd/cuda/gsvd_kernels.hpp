@@ -67,7 +67,7 @@ struct GsvdBatch {
 };
 
 /// Bytes of shared memory per column the finish kernel needs (its per-column arrays).
-constexpr std::size_t kGsvdFinishBytesPerColumn = 4 * sizeof(double) + sizeof(int);
+constexpr std::size_t kGsvdFinishBytesPerColumn = 6 * sizeof(double) + sizeof(int);
 
 template <class T>
 void launch_gsvd_sweeps(const GsvdBatch<T>& batch, std::size_t shared_limit, cudaStream_t stream);

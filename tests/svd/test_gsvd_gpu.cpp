@@ -174,7 +174,7 @@ Quality quality(const Batch<T>& in, const BatchedGsvdResult<T>& r, index_t b) {
 
 void print(const char* what, const Quality& q, double n_eps) {
   std::printf(
-      "  %-8s values %.3g n eps (zero values %.3g), residuals F %.3g G %.3g n eps, "
+      "[ measured ] %-4s values %.3g n eps (zero values %.3g), residuals F %.3g G %.3g n eps, "
       "orthogonality U %.3g V %.3g n eps, |sf^2+sg^2-1| %.3g eps\n",
       what, q.values / n_eps, q.zero_values, q.residual_f / n_eps, q.residual_g / n_eps,
       q.orthogonal_u / n_eps, q.orthogonal_v / n_eps, q.unit / kEps);
@@ -196,7 +196,7 @@ void check_against_cpu(const Batch<T>& in, const GsvdOptions& options, const std
     EXPECT_TRUE(gpu.u.empty() && gpu.v.empty() && gpu.x.empty());
   }
   const double n_eps = static_cast<double>(in.n) * kEps;
-  std::printf("%s (batch %lld, %lld x %lld, %lld x %lld):\n", name.c_str(),
+  std::printf("[ measured ] %s (batch %lld, %lld x %lld, %lld x %lld):\n", name.c_str(),
               static_cast<long long>(in.batch), static_cast<long long>(in.m),
               static_cast<long long>(in.n), static_cast<long long>(in.p),
               static_cast<long long>(in.n));
@@ -205,7 +205,7 @@ void check_against_cpu(const Batch<T>& in, const GsvdOptions& options, const std
     const Quality g = quality(in, gpu, b), c = quality(in, cpu, b);
     print("gpu", g, n_eps);
     print("cpu", c, n_eps);
-    std::printf("  gpu sweeps %d (cpu %d), converged %d\n", gpu.stats[b].sweeps,
+    std::printf("[ measured ] gpu sweeps %d (cpu %d), converged %d\n", gpu.stats[b].sweeps,
                 cpu.stats[b].sweeps, gpu.stats[b].converged ? 1 : 0);
     EXPECT_TRUE(g.finite);
     EXPECT_TRUE(g.ordered);
@@ -258,6 +258,23 @@ TEST_F(GsvdGpuTest, PrescribedComplexAgainstCpu) {
         "complex " + std::to_string(c.m) + " " + std::to_string(c.p) + " " + std::to_string(c.n));
 }
 
+// The smallest pairs, all in shared memory (the racecheck cases of scripts/gpu-check): n = 1, 2,
+// 3 and a short odd step, real and complex, with and without vectors.
+TEST_F(GsvdGpuTest, TinyAndSmallPairs) {
+  for (const bool vectors : {true, false}) {
+    GsvdOptions options;
+    options.compute_vectors = vectors;
+    for (const Case& c :
+         {Case{1, 1, 1, 10}, Case{2, 2, 2, 10}, Case{4, 3, 3, 10}, Case{6, 9, 5, 10}}) {
+      const std::string size = std::to_string(c.m) + " " + std::to_string(c.p) + " " +
+                               std::to_string(c.n) + (vectors ? " vectors" : "");
+      check_against_cpu(prescribed_batch<double>(2, c.m, c.p, c.n, 50), options, "real " + size);
+      check_against_cpu(prescribed_batch<Complex>(2, c.m, c.p, c.n, 60), options,
+                        "complex " + size);
+    }
+  }
+}
+
 // F, G and Z of 200 columns do not fit a block's shared memory: everything in global memory.
 TEST_F(GsvdGpuTest, GlobalMemoryPath) {
   GsvdOptions options;
@@ -295,7 +312,7 @@ TEST_F(GsvdGpuTest, LargeBatchEqualsPairsOneAtATime) {
     EXPECT_LE(q.residual_f, 4 * c.residual_f + 16 * 16 * kEps) << "pair " << b;
     EXPECT_LE(q.residual_g, 4 * c.residual_g + 16 * 16 * kEps) << "pair " << b;
   }
-  std::printf("batch %lld of 16 x 16: worst value error %.3g n eps\n",
+  std::printf("[ measured ] batch %lld of 16 x 16: worst value error %.3g n eps\n",
               static_cast<long long>(batch), worst);
   for (const index_t b : {index_t{0}, batch / 2, batch - 1}) {
     Batch<double> one{1, in.m, in.p, in.n, {}, {}, {in.sigma[static_cast<std::size_t>(b)]}};
@@ -348,7 +365,7 @@ TEST_F(GsvdGpuTest, ScalingByPowersOfTwo) {
     const double vb = std::ldexp(b.sigma_f[i] / b.sigma_g[i], -600);
     worst = std::max(worst, std::abs(va - vb) / va);
   }
-  std::printf("scaled by 2^300 / 2^-300: values agree to %.3g eps\n", worst / kEps);
+  std::printf("[ measured ] scaled by 2^300 / 2^-300: values agree to %.3g eps\n", worst / kEps);
   EXPECT_LE(worst, 8 * kEps);
   for (index_t pair = 0; pair < 2; ++pair) {
     big.sigma = in.sigma;

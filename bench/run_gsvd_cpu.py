@@ -63,10 +63,10 @@ def table(cases):
         transformations = c["transformations"] if c["transformations"] >= 0 else ""
         if not c["converged"]:
             sweeps = f"{sweeps} (not converged)"
-        floor1 = f"{c['floor_seconds_level1']:.3f}" if "floor_flops" in c else ""
+        floor1 = f"{c['floor_seconds_level1']:.3g}" if "floor_flops" in c else ""
         frac = f"{c['floor_seconds_level1'] / c['seconds']:.2f}" if "floor_flops" in c else ""
-        floor3 = f"{c['floor_seconds_dgemm']:.3f}" if "floor_flops" in c else ""
-        rows.append(f"| {c['n']} | {c['threads']} | {c['method']} | {c['seconds']:.3f} | {speedup} "
+        floor3 = f"{c['floor_seconds_dgemm']:.3g}" if "floor_flops" in c else ""
+        rows.append(f"| {c['n']} | {c['threads']} | {c['method']} | {c['seconds']:.3g} | {speedup} "
                     f"| {sweeps} | {transformations} | {c['max_relative_error']:.1e} "
                     f"| {c['mean_relative_error']:.1e} | {floor1} | {frac} | {floor3} |")
     return "\n".join(rows)

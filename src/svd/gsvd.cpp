@@ -151,9 +151,11 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
   // Z is accumulated also for values only: its column norms tell which columns of F are zero
   // (svd/gsvd_pointwise.hpp, HzColumns), at eps sqrt(m n) ||F_s||_F ||z_i||.
   std::vector<T> z(static_cast<std::size_t>(n * n), T(0));
-  const R f_norm = detail::column_norm(f.data(), m * n);
+  const R eps = detail::unit_roundoff<R>();
   const R zero_level =
-      detail::unit_roundoff<R>() * std::sqrt(static_cast<R>(m) * static_cast<R>(n)) * f_norm;
+      eps * std::sqrt(static_cast<R>(m) * static_cast<R>(n)) * detail::column_norm(f.data(), m * n);
+  const R g_level =
+      eps * std::sqrt(static_cast<R>(p) * static_cast<R>(n)) * detail::column_norm(g.data(), p * n);
   for (index_t j = 0; j < n; ++j) {
     const R norm = detail::column_norm(g.data() + j * p, p);
     require(norm > 0,
@@ -197,9 +199,17 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
   for (index_t j = 0; j < n; ++j) {
     // The zero test of the iteration (HzColumns), once more: the blocked variants apply it to
     // the block pair's factors, not to F itself.
+    const R nz = detail::column_norm(z.data() + j * n, n);
     R nf = detail::column_norm(f.data() + j * m, m);
-    if (nf <= zero_level * detail::column_norm(z.data() + j * n, n)) nf = 0;
+    if (nf <= zero_level * nz) nf = 0;
     const R ng = detail::column_norm(g.data() + j * p, p);
+    // G z_j at rounding level: G is numerically rank deficient (its null direction need not
+    // show as a parallel pair during the iteration when other pairs mixed the columns first).
+    require(ng > g_level * nz,
+            "g: G is numerically rank deficient (column {} of G Z fell to rounding level, "
+            "||G z|| <= eps sqrt(pn) ||G||_F ||z||): the implicit Hari-Zimmermann GSVD needs G of "
+            "full column rank",
+            j);
     const R s = std::hypot(nf, ng);
     const R a = nf / s, b = ng / s;
     const int eb = std::ilogb(b) - sg;

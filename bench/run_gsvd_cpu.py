@@ -32,6 +32,11 @@ def run(binary, args, threads):
     return header, cases
 
 
+def git(*arguments):
+    done = subprocess.run(["git", *arguments], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
 def sweep_flops(m, p, n):
     return n * (n - 1) / 2 * (10 * (m + p) + 4 * n)
 
@@ -91,7 +96,9 @@ def main():
               open("/proc/loadavg").read().strip(), "cpu": next(
                   (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                    if line.startswith("model name")), "unknown"), "cores": os.cpu_count(),
-              "arguments": vars(args), "runs": []}
+              "arguments": vars(args), "runs": [],
+              "commit": git("rev-parse", "HEAD"),
+              "uncommitted_in_src_svd": git("status", "--short", "src/svd", "include/shiftop/svd")}
     cases, headers = [], {}
     for threads in dict.fromkeys(thread_counts):
         header, found = run(args.binary, args, threads)
@@ -111,7 +118,7 @@ def main():
     markdown = table(cases)
     with open(os.path.join(args.out_dir, "gsvd_cpu.md"), "w") as f:
         f.write(f"bench/run_gsvd_cpu.py {' '.join(sys.argv[1:])}\n\n"
-                f"{result['cpu']}, {result['cores']} cores; load average before "
+                f"commit {result['commit']}; {result['cpu']}, {result['cores']} cores; load average before "
                 f"{result['loadavg_before']}, after {result['loadavg_after']}\n\n"
                 + "\n".join(f"threads {t}: DGEMM {h['dgemm_gflops']} GFLOP/s, DDOT one thread "
                             f"{h['ddot_gflops_one_thread']} GFLOP/s" for t, h in headers.items())

@@ -197,10 +197,10 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     converged = out["stats"]["converged"].astype(bool)
     if not full_output and not converged.all():
         first = int(np.argmin(converged))
-        where = np.unravel_index(first, stack) if stack else ()
+        which = f" of pair {np.unravel_index(first, stack)}" if stack else ""
         raise np.linalg.LinAlgError(
-            f"the GSVD of pair {where} did not converge in {int(out['stats']['sweeps'][first])} "
-            "sweeps; full_output=True returns the results with the statistics instead")
+            f"the GSVD{which} did not converge in {int(out['stats']['sweeps'][first])} sweeps "
+            "(max_sweeps); full_output=True returns the results with the statistics instead")
     sigma_f = out["sigma_f"].reshape(*stack, n)
     sigma_g = out["sigma_g"].reshape(*stack, n)
     values = sigma_f / sigma_g

@@ -33,7 +33,7 @@ class RegPath:
     solve(alpha=None): the embedded Tikhonov solution (Nm, Nt) (None: alpha_gcv).
     generalized_values(w): sigma_f / sigma_g of F^[w], R^[w] (w = 0..Nt), nonincreasing.
     evaluate(alphas): the curves at other alphas (a dict), without recomputing the GSVDs.
-    plot(axes=None, out=None): the L-curve and the GCV curve (matplotlib).
+    plot(ax=None, out=None): the L-curve and the GCV curve (matplotlib).
     """
 
     def __init__(self, core, alphas):
@@ -83,20 +83,20 @@ class RegPath:
             raise TypeError(f"w: expected an integer frequency index, got {w!r}")
         return self._core.generalized_values(int(w))
 
-    def plot(self, axes=None, out=None, *, title=None):
+    def plot(self, ax=None, out=None, *, title=None):
         """The L-curve (seminorm against residual norm, log-log, the corner and the GCV choice
-        marked) and GCV against alpha. axes: a pair of matplotlib Axes to draw on (None: a new
-        Figure with two); out: also save the figure there (.png, .svg, .pdf). Returns the
-        Figure."""
+        marked) and GCV against alpha. ax: a pair of matplotlib Axes (L-curve, GCV) to draw on,
+        e.g. plt.subplots(1, 2)[1] (None: a new matplotlib Figure with two, pyplot untouched);
+        out: also save the figure there (.png, .svg, .pdf). Returns the Figure."""
         from .plot._regpath import draw_regpath, new_figure, save_to
 
-        if axes is None:
-            figure, axes = new_figure()
+        if ax is None:
+            figure, ax = new_figure()
         else:
-            if len(axes) != 2:
-                raise ValueError("axes: expected two matplotlib Axes (L-curve, GCV)")
-            figure = axes[0].figure
-        draw_regpath(axes[0], axes[1], _as_dict(self), title=title)
+            if len(ax) != 2:
+                raise ValueError("ax: expected two matplotlib Axes (L-curve, GCV)")
+            figure = ax[0].figure
+        draw_regpath(ax[0], ax[1], _as_dict(self), title=title)
         if out is not None:
             save_to(figure, out)
         return figure

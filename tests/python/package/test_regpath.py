@@ -243,3 +243,15 @@ def test_bad_data_and_kernels_are_refused(rng):
         shiftop.regpath(K[0], np.zeros((3, 4)))
     with pytest.raises(ValueError, match="first_row is for kernels"):
         shiftop.regpath(shiftop.Operator.from_kernels(K), np.zeros((3, 4)), first_row=K)
+
+
+def test_plot_draws_on_given_axes(rng):
+    from matplotlib.figure import Figure
+
+    path = shiftop.regpath(rng.standard_normal((2, 2, 4)), rng.standard_normal((2, 4)))
+    figure = Figure()
+    axes = figure.subplots(1, 2)
+    assert path.plot(ax=axes) is figure
+    assert axes[0].get_xlabel().startswith("residual norm") and axes[1].get_xlabel() == "alpha"
+    with pytest.raises(ValueError, match="two matplotlib Axes"):
+        path.plot(ax=[axes[0]])

@@ -8,17 +8,20 @@
 // header with the FP64 DGEMM rate and the one-thread DDOT rate (in cache) measured in the same
 // process (the floor's compute rates). Threads come from the environment (OMP_NUM_THREADS for
 // shiftop, OPENBLAS_NUM_THREADS for LAPACK): bench/run_gsvd_cpu.py runs it on one thread and on
-// all.
+// all. --type complex runs complex pairs against zggsvd3 (still named "dggsvd3" in the output).
 #include <cblas.h>
+#define lapack_complex_double std::complex<double>
 #include <lapacke.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "shiftop/core/error.hpp"
@@ -82,7 +85,8 @@ double ddot_gflops(int len) {
   return 2.0 * len * static_cast<double>(calls) / best / 1e9;
 }
 
-Run shiftop_run(const shiftop::testing::PrescribedGsvd<double>& pair, Variant variant) {
+template <class T>
+Run shiftop_run(const shiftop::testing::PrescribedGsvd<T>& pair, Variant variant) {
   GsvdOptions options;
   options.variant = variant;
   Run run;
@@ -99,20 +103,28 @@ Run shiftop_run(const shiftop::testing::PrescribedGsvd<double>& pair, Variant va
   return run;
 }
 
-Run dggsvd3_run(const shiftop::testing::PrescribedGsvd<double>& pair) {
-  std::vector<double> a = pair.f, b = pair.g;
+// LAPACK's xGGSVD3 (dggsvd3 or zggsvd3), values only.
+template <class T>
+Run ggsvd3_run(const shiftop::testing::PrescribedGsvd<T>& pair) {
+  std::vector<T> a = pair.f, b = pair.g;
   const auto m = static_cast<lapack_int>(pair.m), p = static_cast<lapack_int>(pair.p),
              n = static_cast<lapack_int>(pair.n);
-  std::vector<double> alpha(static_cast<std::size_t>(n)), beta(alpha.size()), dummy(1);
+  std::vector<double> alpha(static_cast<std::size_t>(n)), beta(alpha.size());
+  std::vector<T> dummy(1);
   std::vector<lapack_int> iwork(static_cast<std::size_t>(n));
-  lapack_int k = 0, l = 0;
-  const lapack_int info = LAPACKE_dggsvd3(
-      LAPACK_COL_MAJOR, 'N', 'N', 'N', m, n, p, &k, &l, a.data(), m, b.data(), p, alpha.data(),
-      beta.data(), dummy.data(), 1, dummy.data(), 1, dummy.data(), 1, iwork.data());
+  lapack_int k = 0, l = 0, info = 0;
+  if constexpr (std::is_same_v<T, double>)
+    info = LAPACKE_dggsvd3(LAPACK_COL_MAJOR, 'N', 'N', 'N', m, n, p, &k, &l, a.data(), m, b.data(),
+                           p, alpha.data(), beta.data(), dummy.data(), 1, dummy.data(), 1,
+                           dummy.data(), 1, iwork.data());
+  else
+    info = LAPACKE_zggsvd3(LAPACK_COL_MAJOR, 'N', 'N', 'N', m, n, p, &k, &l, a.data(), m, b.data(),
+                           p, alpha.data(), beta.data(), dummy.data(), 1, dummy.data(), 1,
+                           dummy.data(), 1, iwork.data());
   Run run;
-  if (info != 0) run.error = "dggsvd3 info " + std::to_string(info);
+  if (info != 0) run.error = "ggsvd3 info " + std::to_string(info);
   if (k != 0 || l != n)  // G of full column rank: k = 0, l = n
-    run.error = "dggsvd3: k = " + std::to_string(k) + ", l = " + std::to_string(l);
+    run.error = "ggsvd3: k = " + std::to_string(k) + ", l = " + std::to_string(l);
   for (lapack_int i = k; i < k + l; ++i)
     run.values.push_back(alpha[static_cast<std::size_t>(i)] / beta[static_cast<std::size_t>(i)]);
   std::sort(run.values.begin(), run.values.end(), std::greater<>());
@@ -152,6 +164,7 @@ int main(int argc, char** argv) {
   int reps = 3, lapack_max_n = 1000000;
   unsigned seed = 18;
   double x_condition = 10;
+  std::string type = "real";
   std::vector<std::string> methods{"pointwise", "block-oriented", "full-block", "auto", "dggsvd3"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -167,15 +180,21 @@ int main(int argc, char** argv) {
       x_condition = std::stod(value);
     } else if (flag == "--lapack-max-n") {
       lapack_max_n = std::stoi(value);
+    } else if (flag == "--type") {
+      type = value;
     } else if (flag == "--seed") {
       seed = static_cast<unsigned>(std::stoul(value));
     } else {
       std::fprintf(stderr,
                    "gsvd_cpu: unknown option %s (--sizes, --reps, --methods, --x-condition, "
-                   "--lapack-max-n, --seed)\n",
+                   "--lapack-max-n, --type, --seed)\n",
                    flag.c_str());
       return 2;
     }
+  }
+  if (type != "real" && type != "complex") {
+    std::fprintf(stderr, "gsvd_cpu: --type: expected real or complex, not '%s'\n", type.c_str());
+    return 2;
   }
   for (const std::string& method : methods)
     if (method != "pointwise" && method != "block-oriented" && method != "full-block" &&
@@ -197,33 +216,42 @@ int main(int argc, char** argv) {
     shiftop_run(small, Variant::Pointwise);
     shiftop_run(small, Variant::BlockOriented);
   }
-  for (int n : sizes) {
-    const auto start = Clock::now();
-    const auto pair = shiftop::testing::random_gsvd_pair<double>(
-        n, n, n, seed + static_cast<unsigned>(n), x_condition);
-    const double generated = std::chrono::duration<double>(Clock::now() - start).count();
-    const int r = n >= 1000 ? 1 : reps;
-    for (const std::string& method : methods) {
-      if (method == "dggsvd3" && n > lapack_max_n) continue;
-      const Variant variant = method == "pointwise"        ? Variant::Pointwise
-                              : method == "block-oriented" ? Variant::BlockOriented
-                              : method == "full-block"     ? Variant::FullBlock
-                                                           : Variant::Auto;
-      Run last;
-      const double seconds = median_seconds(
-          r, [&] { return method == "dggsvd3" ? dggsvd3_run(pair) : shiftop_run(pair, variant); },
-          last);
-      const auto [worst, mean] = relative_errors(last.values, pair.sigma);
-      std::printf(
-          "{\"n\": %d, \"m\": %d, \"p\": %d, \"method\": \"%s\", \"seconds\": %.6f, \"reps\": %d, "
-          "\"sweeps\": %d, \"transformations\": %lld, \"converged\": %s, "
-          "\"max_relative_error\": %.3e, \"mean_relative_error\": %.3e, "
-          "\"condition_measure\": %.3e, \"generation_seconds\": %.2f, \"error\": \"%s\"}\n",
-          n, n, n, method.c_str(), seconds, r, last.sweeps, last.transformations,
-          last.converged ? "true" : "false", worst, mean, pair.sigma.front() / pair.sigma.back(),
-          generated, last.error.c_str());
-      std::fflush(stdout);
+  // Every size for one element type (real: dggsvd3, complex: zggsvd3 as "dggsvd3").
+  const auto run_all = [&]<class T>() {
+    constexpr bool is_complex = !std::is_same_v<T, double>;
+    for (int n : sizes) {
+      const auto start = Clock::now();
+      const auto pair = shiftop::testing::random_gsvd_pair<T>(
+          n, n, n, seed + static_cast<unsigned>(n), x_condition);
+      const double generated = std::chrono::duration<double>(Clock::now() - start).count();
+      const int r = n >= 1000 ? 1 : reps;
+      for (const std::string& method : methods) {
+        if (method == "dggsvd3" && n > lapack_max_n) continue;
+        const Variant variant = method == "pointwise"        ? Variant::Pointwise
+                                : method == "block-oriented" ? Variant::BlockOriented
+                                : method == "full-block"     ? Variant::FullBlock
+                                                             : Variant::Auto;
+        Run last;
+        const double seconds = median_seconds(
+            r, [&] { return method == "dggsvd3" ? ggsvd3_run(pair) : shiftop_run(pair, variant); },
+            last);
+        const auto [worst, mean] = relative_errors(last.values, pair.sigma);
+        std::printf(
+            "{\"n\": %d, \"m\": %d, \"p\": %d, \"type\": \"%s\", \"method\": \"%s\", \"seconds\": "
+            "%.6f, \"reps\": %d, "
+            "\"sweeps\": %d, \"transformations\": %lld, \"converged\": %s, "
+            "\"max_relative_error\": %.3e, \"mean_relative_error\": %.3e, "
+            "\"condition_measure\": %.3e, \"generation_seconds\": %.2f, \"error\": \"%s\"}\n",
+            n, n, n, is_complex ? "complex" : "real", method.c_str(), seconds, r, last.sweeps,
+            last.transformations, last.converged ? "true" : "false", worst, mean,
+            pair.sigma.front() / pair.sigma.back(), generated, last.error.c_str());
+        std::fflush(stdout);
+      }
     }
-  }
+  };
+  if (type == "real")
+    run_all.template operator()<double>();
+  else
+    run_all.template operator()<std::complex<double>>();
   return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Issue 18's CPU benchmark driver: runs bench_gsvd_cpu (a build with the tests) on one thread
 (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1) and on all cores, writes everything to
-<out-dir>/gsvd_cpu.json and a Markdown table to <out-dir>/gsvd_cpu.md (also printed): each
+<out-dir>/gsvd_cpu.json and a Markdown table to <out-dir>/gsvd_cpu.md (also printed; --type complex:
+gsvd_cpu_complex.*): each
 method's median time, dggsvd3's time over it (the speed-up) on the same thread count, sweeps,
 transformations, the max and mean relative error of the generalized singular values against the
 prescribed ones, and the floor.
@@ -24,6 +25,8 @@ def run(binary, args, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
     command = [binary, "--sizes", args.sizes, "--reps", str(args.reps), "--methods", args.methods,
                "--x-condition", str(args.x_condition), "--lapack-max-n", str(args.lapack_max_n)]
+    if args.type != "real":
+        command += ["--type", args.type]
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     header, cases = lines[0], lines[1:]
@@ -46,7 +49,8 @@ def add_floors(cases, headers):
         h = headers[c["threads"]]
         if c["sweeps"] < 0:
             continue
-        flops = sweep_flops(c["m"], c["p"], c["n"]) * c["sweeps"]
+        complex_factor = 4 if c.get("type") == "complex" else 1  # a complex multiply-add is 4
+        flops = sweep_flops(c["m"], c["p"], c["n"]) * c["sweeps"] * complex_factor
         c["floor_flops"] = flops
         c["floor_seconds_level1"] = flops / (h["ddot_gflops_one_thread"] * c["threads"] * 1e9)
         c["floor_seconds_dgemm"] = flops / (h["dgemm_gflops"] * 1e9)
@@ -85,6 +89,8 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--methods", default="pointwise,block-oriented,full-block,auto,dggsvd3")
     parser.add_argument("--x-condition", type=float, default=10.0)
+    parser.add_argument("--type", default="real", choices=["real", "complex"],
+                        help="complex: complex pairs against zggsvd3 (4x the real flops)")
     parser.add_argument("--lapack-max-n", type=int, default=1000,
                         help="skip dggsvd3 above this n (its time grows past minutes here)")
     parser.add_argument("--threads", default="1,all",
@@ -113,10 +119,11 @@ def main():
     result["finished"] = datetime.now(timezone.utc).isoformat()
     result["loadavg_after"] = open("/proc/loadavg").read().strip()
     os.makedirs(args.out_dir, exist_ok=True)
-    with open(os.path.join(args.out_dir, "gsvd_cpu.json"), "w") as f:
+    stem = "gsvd_cpu" if args.type == "real" else "gsvd_cpu_complex"
+    with open(os.path.join(args.out_dir, stem + ".json"), "w") as f:
         json.dump(result, f, indent=1)
     markdown = table(cases)
-    with open(os.path.join(args.out_dir, "gsvd_cpu.md"), "w") as f:
+    with open(os.path.join(args.out_dir, stem + ".md"), "w") as f:
         f.write(f"bench/run_gsvd_cpu.py {' '.join(sys.argv[1:])}\n\n"
                 f"commit {result['commit']}; {result['cpu']}, {result['cores']} cores; load average before "
                 f"{result['loadavg_before']}, after {result['loadavg_after']}\n\n"

@@ -147,27 +147,34 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
   std::vector<T> f = scaled_copy(f_in, m, n, ldf, sf);
   std::vector<T> g = scaled_copy(g_in, p, n, ldg, sg);
 
-  // initZ (section 3.5): Z = diag(1 / ||g_i||), F and G scaled by it.
-  // Z is accumulated also for values only: its column norms tell which columns of F are zero
-  // (svd/gsvd_pointwise.hpp, HzColumns), at eps sqrt(m n) ||F_s||_F ||z_i||.
-  std::vector<T> z(static_cast<std::size_t>(n * n), T(0));
+  // initZ (section 3.5): Z = diag(1 / ||g_i||), F and G scaled by it. Z is accumulated also for
+  // values only (G's rank test below). Y = W Z with W = diag(||f_k||) of F_s is accumulated beside
+  // it for the zero test of F's columns (svd/gsvd_pointwise.hpp, HzColumns): the rounding noise
+  // of F_s z_i is about eps sum_k ||f_k|| |z_ki| <= eps sqrt(n) ||y_i||, so a column with
+  // ||f_i|| <= eps sqrt(m n) ||y_i|| is zero; invariant under column scaling like the method.
+  std::vector<T> z(static_cast<std::size_t>(n * n), T(0)), y(z.size(), T(0));
   const R eps = detail::unit_roundoff<R>();
-  const R zero_level =
-      eps * std::sqrt(static_cast<R>(m) * static_cast<R>(n)) * detail::column_norm(f.data(), m * n);
+  const R zero_level = eps * std::sqrt(static_cast<R>(m) * static_cast<R>(n));
+  // G's rank test is made on the columns scaled to unit norm (column scaling does not change the
+  // GSVD, and the method is invariant under it): G' = G_s D^{-1} with ||G'||_F = sqrt(n), so
+  // G z_j = G' (D z_j) is at rounding level when ||g_j|| <= eps sqrt(p n) sqrt(n) ||D z_j||.
   const R g_level =
-      eps * std::sqrt(static_cast<R>(p) * static_cast<R>(n)) * detail::column_norm(g.data(), p * n);
+      eps * std::sqrt(static_cast<R>(p) * static_cast<R>(n)) * std::sqrt(static_cast<R>(n));
+  std::vector<R> g_norms(static_cast<std::size_t>(n));
   for (index_t j = 0; j < n; ++j) {
     const R norm = detail::column_norm(g.data() + j * p, p);
     require(norm > 0,
             "g: column {} of G is zero: the implicit Hari-Zimmermann GSVD needs G of full column "
             "rank",
             j);
+    g_norms[static_cast<std::size_t>(j)] = norm;
     const R d = 1 / norm;
     for (index_t i = 0; i < m; ++i)
       f[static_cast<std::size_t>(i + j * m)] *= d;
     for (index_t i = 0; i < p; ++i)
       g[static_cast<std::size_t>(i + j * p)] *= d;
     z[static_cast<std::size_t>(j + j * n)] = T(d);
+    y[static_cast<std::size_t>(j + j * n)] = T(detail::column_norm(f.data() + j * m, m));
   }
 
   detail::HzColumns<T> columns;
@@ -175,8 +182,10 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
   columns.rows_f = columns.ldf = m;
   columns.g = g.data();
   columns.rows_g = columns.ldg = p;
-  columns.z = z.data();
+  columns.z = y.data();
   columns.rows_z = columns.ldz = n;
+  columns.w = z.data();
+  columns.rows_w = columns.ldw = n;
   columns.n = n;
   columns.f_zero2 = zero_level * zero_level;
   const detail::HzCounts counts = run_variant(columns, options, threads);
@@ -196,19 +205,23 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
   // times t. A common power 2^k keeps the hypot in range.
   std::vector<R> sigma_f(static_cast<std::size_t>(n)), sigma_g(static_cast<std::size_t>(n));
   std::vector<R> row_scale(static_cast<std::size_t>(n));
+  std::vector<T> dz(static_cast<std::size_t>(n));
   for (index_t j = 0; j < n; ++j) {
     // The zero test of the iteration (HzColumns), once more: the blocked variants apply it to
     // the block pair's factors, not to F itself.
-    const R nz = detail::column_norm(z.data() + j * n, n);
+    const R nz = detail::column_norm(y.data() + j * n, n);
     R nf = detail::column_norm(f.data() + j * m, m);
     if (nf <= zero_level * nz) nf = 0;
     const R ng = detail::column_norm(g.data() + j * p, p);
     // G z_j at rounding level: G is numerically rank deficient (its null direction need not
     // show as a parallel pair during the iteration when other pairs mixed the columns first).
-    require(ng > g_level * nz,
-            "g: G is numerically rank deficient (column {} of G Z fell to rounding level, "
-            "||G z|| <= eps sqrt(pn) ||G||_F ||z||): the implicit Hari-Zimmermann GSVD needs G of "
-            "full column rank",
+    for (index_t k = 0; k < n; ++k)
+      dz[static_cast<std::size_t>(k)] =
+          z[static_cast<std::size_t>(k + j * n)] * g_norms[static_cast<std::size_t>(k)];
+    require(ng > g_level * detail::column_norm(dz.data(), n),
+            "g: G is numerically rank deficient (column {} of G Z fell to rounding level: "
+            "||G z|| <= eps n sqrt(p) ||D z||, D = diag(||g_k||)): the implicit Hari-Zimmermann "
+            "GSVD needs G of full column rank",
             j);
     const R s = std::hypot(nf, ng);
     const R a = nf / s, b = ng / s;
@@ -232,9 +245,9 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
   // The order: sigma_f / sigma_g nonincreasing, ties kept in place.
   std::vector<index_t> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), index_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) {
-    return sigma_f[static_cast<std::size_t>(x)] / sigma_g[static_cast<std::size_t>(x)] >
-           sigma_f[static_cast<std::size_t>(y)] / sigma_g[static_cast<std::size_t>(y)];
+  std::stable_sort(order.begin(), order.end(), [&](index_t first, index_t second) {
+    return sigma_f[static_cast<std::size_t>(first)] / sigma_g[static_cast<std::size_t>(first)] >
+           sigma_f[static_cast<std::size_t>(second)] / sigma_g[static_cast<std::size_t>(second)];
   });
   result.sigma_f.resize(static_cast<std::size_t>(n));
   result.sigma_g.resize(static_cast<std::size_t>(n));

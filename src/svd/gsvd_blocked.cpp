@@ -154,6 +154,8 @@ PairResult process_pair(const HzColumns<T>& cols, index_t p0, index_t wp, index_
   postmultiply_pair(cols.g, cols.ldg, cols.rows_g, p0, wp, q0, wq, z_hat, ws);
   if (cols.z != nullptr)
     postmultiply_pair(cols.z, cols.ldz, cols.rows_z, p0, wp, q0, wq, z_hat, ws);
+  if (cols.w != nullptr)
+    postmultiply_pair(cols.w, cols.ldw, cols.rows_w, p0, wp, q0, wq, z_hat, ws);
   return result;
 }
 
@@ -163,7 +165,7 @@ template <class T>
 HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
                            StrategyKind inner_kind, index_t width, bool full_block, int max_sweeps,
                            bool sort, int threads) {
-  require(columns.columns == nullptr && columns.w == nullptr && columns.z != nullptr,
+  require(columns.columns == nullptr && columns.z != nullptr,
           "hz_blocked: expected the whole matrix and Z");
   HzBlockedCounts total;
   const index_t n = columns.n;
@@ -186,7 +188,8 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
       inner[static_cast<std::size_t>(c)] = Strategy::create(inner_kind, c);
   }
   const int team = std::max(1, threads);
-  const index_t max_rows = std::max({columns.rows_f, columns.rows_g, columns.rows_z});
+  const index_t max_rows = std::max(
+      {columns.rows_f, columns.rows_g, columns.rows_z, columns.w ? columns.rows_w : index_t{0}});
   std::vector<PairWorkspace<T>> workspaces;
   workspaces.reserve(static_cast<std::size_t>(team));
   for (int t = 0; t < team; ++t)

@@ -18,7 +18,8 @@ struct HzBlockedCounts {
   std::int64_t qr_shortenings = 0;  ///< factors obtained by QR instead of Gram + Cholesky
 };
 
-/// The blocked method on `columns` (n >= 2; `columns.columns` must be null). Block columns of
+/// The blocked method on `columns` (`columns.columns` must be null; W, when given, is
+/// postmultiplied like F, G and Z). Block columns of
 /// width near `width` (svd/blocked.hpp's block_boundaries); `outer` over the blocks, `inner` inside
 /// a block pair; full_block runs the inner method up to max_sweeps sweeps (HZ-FB), otherwise one
 /// (HZ-BO). Stops after a block-sweep with no proper transformation or after max_sweeps. OpenMP

@@ -105,6 +105,7 @@ struct PairOutcome {
   bool transformed = false;
   bool proper = false;
   bool parallel = false;  // the columns of G became parallel: G is numerically rank deficient
+  bool overflow = false;  // ||f||^2 or ||f||^2 / ||g||^2 overflowed
 };
 
 template <class R>
@@ -117,19 +118,23 @@ void zero_column(T* x, index_t rows) {
   std::fill(x, x + rows, T(0));
 }
 
+// Transforms the pair's columns of F, G, Z and W; z_norm2 (the squared column norms of Z) follows.
 template <class T>
-void transform_all(const HzColumns<T>& c, index_t i, index_t j, Pair2<Real<T>> c_ii,
-                   Pair2<Real<T>> c_ji, Pair2<Real<T>> c_ij, Pair2<Real<T>> c_jj) {
+void transform_all(const HzColumns<T>& c, Real<T>* z_norm2, index_t i, index_t j,
+                   Pair2<Real<T>> c_ii, Pair2<Real<T>> c_ji, Pair2<Real<T>> c_ij,
+                   Pair2<Real<T>> c_jj) {
   transform_pair(c.f + i * c.ldf, c.f + j * c.ldf, c.rows_f, c_ii, c_ji, c_ij, c_jj);
   transform_pair(c.g + i * c.ldg, c.g + j * c.ldg, c.rows_g, c_ii, c_ji, c_ij, c_jj);
   transform_pair(c.z + i * c.ldz, c.z + j * c.ldz, c.rows_z, c_ii, c_ji, c_ij, c_jj);
+  z_norm2[i] = sum_squares(c.z + i * c.ldz, c.rows_z);
+  z_norm2[j] = sum_squares(c.z + j * c.ldz, c.rows_z);
   if (c.w != nullptr)
     transform_pair(c.w + i * c.ldw, c.w + j * c.ldw, c.rows_w, c_ii, c_ji, c_ij, c_jj);
 }
 
 template <class T>
-PairOutcome process_pair(const HzColumns<T>& c, index_t i, index_t j, Real<T> tolerance,
-                         Real<T> parallel_limit, bool sort) {
+PairOutcome process_pair(const HzColumns<T>& c, Real<T>* z_norm2, index_t i, index_t j,
+                         Real<T> tolerance, Real<T> parallel_limit, bool sort) {
   using R = Real<T>;
   PairOutcome outcome;
   Gram2<R> a = gram2(c.f + i * c.ldf, c.f + j * c.ldf, c.rows_f);
@@ -139,13 +144,15 @@ PairOutcome process_pair(const HzColumns<T>& c, index_t i, index_t j, Real<T> to
     return outcome;
   }
   // Columns of F at the level of rounding noise become exact zeros (see HzColumns).
-  if ((a.xx > 0 && a.xx <= c.f_zero2 * sum_squares(c.z + i * c.ldz, c.rows_z)) ||
-      (a.yy > 0 && a.yy <= c.f_zero2 * sum_squares(c.z + j * c.ldz, c.rows_z))) {
-    if (a.xx > 0 && a.xx <= c.f_zero2 * sum_squares(c.z + i * c.ldz, c.rows_z)) {
+  // (Not for an overflowed a.xx: that is refused below.)
+  const bool zero_i = a.xx > 0 && std::isfinite(a.xx) && a.xx <= c.f_zero2 * z_norm2[i];
+  const bool zero_j = a.yy > 0 && std::isfinite(a.yy) && a.yy <= c.f_zero2 * z_norm2[j];
+  if (zero_i || zero_j) {
+    if (zero_i) {
       zero_column(c.f + i * c.ldf, c.rows_f);
       a.xx = 0;
     }
-    if (a.yy > 0 && a.yy <= c.f_zero2 * sum_squares(c.z + j * c.ldz, c.rows_z)) {
+    if (zero_j) {
       zero_column(c.f + j * c.ldf, c.rows_f);
       a.yy = 0;
     }
@@ -158,6 +165,11 @@ PairOutcome process_pair(const HzColumns<T>& c, index_t i, index_t j, Real<T> to
   pivot.a_jj = a.yy * d_j * d_j;
   pivot.a_ij = scaled(a.xy, d_i * d_j);
   pivot.b = scaled(b.xy, d_i * d_j);
+  if (!std::isfinite(pivot.a_ii) || !std::isfinite(pivot.a_jj) || !std::isfinite(pivot.a_ij.re) ||
+      !std::isfinite(pivot.a_ij.im)) {
+    outcome.overflow = true;
+    return outcome;
+  }
   const R abs_b = std::hypot(pivot.b.re, pivot.b.im);
   const R one_minus = R(1) - abs_b, one_plus = R(1) + abs_b;
   if (!(one_minus * one_plus > parallel_limit)) {
@@ -180,19 +192,19 @@ PairOutcome process_pair(const HzColumns<T>& c, index_t i, index_t j, Real<T> to
     if (pivot.a_ii == R(0)) {
       const Pair2<R> keep{d_i, 0}, mix = scaled(pivot.b, -d_i / cc), other{d_j / cc, 0};
       if (sort && pivot.a_jj > R(0))
-        transform_all(c, i, j, mix, other, keep, Pair2<R>{});
+        transform_all(c, z_norm2, i, j, mix, other, keep, Pair2<R>{});
       else
-        transform_all(c, i, j, keep, Pair2<R>{}, mix, other);
+        transform_all(c, z_norm2, i, j, keep, Pair2<R>{}, mix, other);
     } else {
       const Pair2<R> mix = scaled(conj(pivot.b), -d_j / cc);
-      transform_all(c, i, j, Pair2<R>{d_i / cc, 0}, mix, Pair2<R>{}, Pair2<R>{d_j, 0});
+      transform_all(c, z_norm2, i, j, Pair2<R>{d_i / cc, 0}, mix, Pair2<R>{}, Pair2<R>{d_j, 0});
     }
     return outcome;
   }
   const HzTransform<R> t = hz_transform(pivot, sort);
   outcome.proper = t.proper;
   // [x_i x_j] <- [d_i x_i  d_j x_j] Z^: fold the normalisation into the coefficients.
-  transform_all(c, i, j, scaled(t.z_ii, d_i), scaled(t.z_ji, d_j), scaled(t.z_ij, d_i),
+  transform_all(c, z_norm2, i, j, scaled(t.z_ii, d_i), scaled(t.z_ji, d_j), scaled(t.z_ij, d_i),
                 scaled(t.z_jj, d_j));
   return outcome;
 }
@@ -218,6 +230,10 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
   const index_t rows =
       columns.rows_f + columns.rows_g + columns.rows_z + (columns.w ? columns.rows_w : 0);
   const int team = rows >= kParallelMinRows ? std::max(1, threads) : 1;
+  // The squared column norms of Z for the zero test, kept up to date by the transformations.
+  std::vector<R> z_norm2(static_cast<std::size_t>(columns.n));
+  for (index_t j = 0; j < columns.n; ++j)
+    z_norm2[static_cast<std::size_t>(j)] = sum_squares(columns.z + j * columns.ldz, columns.rows_z);
   std::vector<PairOutcome> outcomes;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
     std::int64_t proper = 0;
@@ -225,10 +241,18 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
       const auto pairs = strategy.step(s);
       const auto count = static_cast<index_t>(pairs.size());
       outcomes.assign(pairs.size(), PairOutcome{});
-#pragma omp parallel for num_threads(team) schedule(static) if (team > 1 && count > 1)
-      for (index_t k = 0; k < count; ++k)
-        outcomes[static_cast<std::size_t>(k)] =
-            process_pair(columns, pairs[k].p, pairs[k].q, tolerance, parallel_limit, sort);
+      const auto one = [&](index_t k) {
+        outcomes[static_cast<std::size_t>(k)] = process_pair(
+            columns, z_norm2.data(), pairs[k].p, pairs[k].q, tolerance, parallel_limit, sort);
+      };
+      if (team > 1 && count > 1) {
+#pragma omp parallel for num_threads(team) schedule(static)
+        for (index_t k = 0; k < count; ++k)
+          one(k);
+      } else {  // no parallel region: the inner method's steps have one pair each
+        for (index_t k = 0; k < count; ++k)
+          one(k);
+      }
       for (index_t k = 0; k < count; ++k) {
         const PairOutcome& o = outcomes[static_cast<std::size_t>(k)];
         if (o.parallel) {
@@ -238,6 +262,11 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
               "precision): the implicit Hari-Zimmermann GSVD needs G of full column rank",
               columns.columns ? columns.columns[i] : i, columns.columns ? columns.columns[j] : j);
         }
+        require(!o.overflow,
+                "f: ||f_i||^2 / ||g_i||^2 overflowed for columns {} and {}: generalized singular "
+                "values near or above sqrt(max double) / ||F|| are out of the method's range",
+                columns.columns ? columns.columns[pairs[k].p] : pairs[k].p,
+                columns.columns ? columns.columns[pairs[k].q] : pairs[k].q);
         counts.transformations += o.transformed ? 1 : 0;
         counts.proper_transformations += o.proper ? 1 : 0;
         proper += o.proper ? 1 : 0;

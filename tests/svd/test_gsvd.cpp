@@ -266,16 +266,16 @@ TEST(GsvdHz, BlockedManyBlocksAgreeWithPointwise) {
   }
 }
 
-// The same bits for 1, 2 and 3 threads, every variant (block width 8 so that a step of the outer
+// The same bits for 1, 2 and 3 threads, every variant (block width 3 so that a step of the outer
 // strategy has several block pairs; rows >= 64 so that the pointwise steps do run in parallel).
 TEST(GsvdHz, ThreadCountInvariantBitwise) {
-  const index_t n = 40;
-  const auto real = random_gsvd_pair<double>(60, 70, n, 5u);
-  const auto cplx = random_gsvd_pair<C>(60, 70, n, 6u);
+  const index_t n = 16;
+  const auto real = random_gsvd_pair<double>(40, 45, n, 5u);
+  const auto cplx = random_gsvd_pair<C>(40, 45, n, 6u);
   for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
     const auto run = [&](const auto& pair, int threads) {
       GsvdOptions o = options_for(variant, true, threads);
-      o.block_width = 8;
+      o.block_width = 3;
       return shiftop::svd::gsvd_hz(pair.f.data(), pair.m, pair.m, pair.g.data(), pair.p, pair.p, n,
                                    o);
     };
@@ -492,4 +492,67 @@ TEST(GsvdHz, Refusals) {
       "stride_f: expected >= ldf * n = 12");
 }
 
+// Other strategies, no local sorting: still the GSVD (the final order does not rely on sorting).
+TEST(GsvdHz, StrategiesAndNoSorting) {
+  const auto pair = random_gsvd_pair<C>(26, 30, 23, 41u);
+  for (const StrategyKind kind : {StrategyKind::RowCyclic, StrategyKind::ReversedRowCyclicClosest,
+                                  StrategyKind::RowCyclicClosest}) {
+    for (const bool sort : {true, false}) {
+      GsvdOptions o = options_for(Variant::Pointwise);
+      o.strategy = kind;
+      o.sort = sort;
+      check_pair(pair, o, 3e-13 * 23, shiftop::svd::to_string(kind) + (sort ? " sorted" : ""));
+      o.variant = Variant::FullBlock;
+      o.block_width = 5;
+      o.inner_strategy = kind;
+      check_pair(pair, o, 3e-13 * 23,
+                 "full-block " + shiftop::svd::to_string(kind) + (sort ? " sorted" : ""));
+    }
+  }
+}
+
+// Scaling the columns of F and G by the same factors (F E, G E, E diagonal) does not change the
+// generalized singular values, and the method is invariant under it (initZ normalises G's
+// columns): factors 1e-100 .. 1e80 give the values of the unscaled pair to rounding (measured:
+// pointwise 9.7e-13, block-oriented 1.1e-13 relative, the size of the values' own errors; G E has
+// condition number 1e180, which must not be refused as rank deficiency).
+TEST(GsvdHz, ColumnScalingInvariant) {
+  const index_t m = 9, p = 11, n = 8;
+  const auto pair = random_gsvd_pair<C>(m, p, n, 21u);
+  const double factors[] = {1e-100, 1, 3e80, 7.0, 1e-50, 2e40, 1, 5e-20};
+  std::vector<C> f = pair.f, g = pair.g;
+  for (index_t j = 0; j < n; ++j) {
+    for (index_t i = 0; i < m; ++i)
+      f[at(i + j * m)] *= factors[j];
+    for (index_t i = 0; i < p; ++i)
+      g[at(i + j * p)] *= factors[j];
+  }
+  for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented}) {
+    GsvdOptions o = options_for(variant, false);
+    o.block_width = 2;
+    const auto base = shiftop::svd::gsvd_hz(pair.f.data(), m, m, pair.g.data(), p, p, n, o);
+    const auto scaled = shiftop::svd::gsvd_hz(f.data(), m, m, g.data(), p, p, n, o);
+    const auto a = scaled.values(), b = base.values();
+    double worst = 0;
+    for (index_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::abs(a[at(i)] - b[at(i)]) / b[at(i)]);
+    std::printf("column scaling %s: %.2e\n", name(variant), worst);
+    EXPECT_LE(worst, 4e-12) << name(variant);
+  }
+}
+
+// A generalized singular value near 1e200 overflows ||f||^2 / ||g||^2 (here G's column 1 scaled by
+// 1e-200 while F's is not): refused with a message saying so, not answered with inf or NaN.
+TEST(GsvdHz, OutOfRangeValuesRefused) {
+  const auto pair = random_gsvd_pair<double>(6, 6, 4, 2u);
+  std::vector<double> g = pair.g;
+  for (index_t i = 0; i < 6; ++i)
+    g[at(i + 6)] *= 1e-200;
+  expect_error(
+      [&] {
+        shiftop::svd::gsvd_hz(pair.f.data(), 6, 6, g.data(), 6, 6, 4,
+                              options_for(Variant::Pointwise));
+      },
+      "overflowed");
+}
 }  // namespace

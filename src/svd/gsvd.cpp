@@ -29,9 +29,12 @@ using detail::check_entries;
 constexpr int kDefaultMaxSweeps = 50;  // the thesis' limit (section 3.5)
 // HZ-BO-32 of Table 3.2.
 constexpr index_t kDefaultBlockWidth = 32;
-// Variant::Auto: pointwise below this n, block-oriented from it (bench numbers in
-// docs/architecture.md section 18; measured by tests/svd/test_gsvd_blocked's timing note).
-constexpr index_t kAutoBlockedFrom = 256;
+// Variant::Auto: pointwise below this n, block-oriented from it. Measured on the shared 2-core
+// development VM (values only, one thread, random square F and G, 2026-11-27, a loaded machine, so
+// +-30%): n = 128: pointwise 0.08 s, block-oriented 0.12 s, full block 0.17 s; n = 256: 0.52,
+// 0.80, 1.18 s; n = 512: 6.9, 9.1, 8.6 s (another run: 6.9, 5.0, 4.4 s). Blocking does not pay
+// below 512 here; 1024 was not measured.
+constexpr index_t kAutoBlockedFrom = 1024;
 
 void validate(index_t m, index_t p, index_t n, index_t ldf, index_t ldg,
               const GsvdOptions& options) {

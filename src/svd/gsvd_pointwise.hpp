@@ -25,14 +25,15 @@ struct HzCounts {
 /// transformations are applied to all of them.
 ///
 /// Z's column norms measure which columns of F are zero: F Z has rank at most rank(F) (< n when
-/// F is wide), so n - rank(F) of its columns converge to rounding noise of size about
-/// eps ||F|| ||z_i||, among which the relative test |a_ij| < tol sqrt(a_ii a_jj) never holds
-/// (more noise columns than dimensions cannot be orthogonal). A column with
-/// ||f_i||^2 <= f_zero2 ||z_i||^2 is set to exactly 0 (a backward perturbation of F below
-/// sqrt(f_zero2) ||Z^{-1}||); a pair with a zero column of F is then only G-orthonormalised
-/// (Gram-Schmidt), which keeps the zero exact. As the whole method, Z is the accumulated Z; as the
-/// inner method of the blocked variants, Z is a factor of the block pair's columns of the outer
-/// Z (same Gram matrix, so the same column norms) and W accumulates Z^_ij.
+/// F is wide), so n - rank(F) of its columns converge to rounding noise, among which the relative
+/// test |a_ij| < tol sqrt(a_ii a_jj) never holds (more noise columns than dimensions cannot be
+/// orthogonal). The driver passes Z = diag(||f_k||) Z_acc (the accumulated transformation weighted
+/// by F's initial column norms: the noise of column i is about eps ||z_i||, whatever the columns'
+/// scaling). A column with ||f_i||^2 <= f_zero2 ||z_i||^2 is set to exactly 0; a pair with a zero
+/// column of F is then only G-orthonormalised (Gram-Schmidt), which keeps the zero exact. As the
+/// whole method W is Z_acc itself; as the inner method of the blocked variants, Z is a factor of
+/// the block pair's columns of the outer Z (same Gram matrix, so the same column norms) and W
+/// accumulates Z^_ij from the identity.
 ///
 /// `columns`, when not null, maps a local column to the caller's index for the error messages.
 template <class T>

@@ -248,7 +248,10 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
 
   // Columns whose sigma_f is zero to working precision are left out: U's column there is zero
   // or rounding noise, and their filter factor sigma_f^2 / (sigma_f^2 + alpha^2 sigma_g^2) is
-  // zero to rounding for any alpha that is not itself at rounding level.
+  // zero to rounding for any alpha that is not itself at rounding level. F^[w] has rank at most
+  // min(Nd, Nm), and the values come ordered by sigma_f / sigma_g, that is by sigma_f (as
+  // sigma_f^2 + sigma_g^2 = 1): beyond the first min(Nd, Nm) only such columns remain.
+  const index_t rank = std::min(nd, nm);
   const double sf_max = *std::ranges::max_element(im.sigma_f);
   const double drop =
       4.0 * static_cast<double>(std::max(nd, nm)) * std::numeric_limits<double>::epsilon() * sf_max;
@@ -271,7 +274,7 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
       double* kept = im.kept_f.data() + w * nm;
       std::copy_n(d, nd, r.begin());
       for (index_t i = 0; i < nm; ++i) {
-        kept[i] = sf[i] > drop ? sf[i] : 0.0;
+        kept[i] = i < rank && sf[i] > drop ? sf[i] : 0.0;
         if (kept[i] == 0.0) continue;
         Complex sum{};
         for (index_t k = 0; k < nd; ++k)
@@ -320,12 +323,17 @@ std::vector<PathPoint> RegularizationPath::evaluate(std::span<const double> alph
     const double alpha = alphas[static_cast<std::size_t>(k)];
     const double a2 = alpha * alpha;
     // Sums over w = 0..Nt, the frequencies 1..Nt-1 twice (their conjugates w' = L - w).
-    double residual2 = 0.0, seminorm2 = 0.0, trace = 0.0;
+    // trace(I - A(alpha)) = sum_w (Nd - sum_i f_i), f_i = sigma_f^2 / (sigma_f^2 + alpha^2
+    // sigma_g^2), summed as the Nd - (kept columns) zero filter factors plus the kept columns'
+    // 1 - f_i: without the cancellation of L*Nd - trace(A) when nearly every f_i is 1.
+    double residual2 = 0.0, seminorm2 = 0.0, free = 0.0;
     for (index_t w = 0; w < im.nfreq; ++w) {
       const double* sf = im.kept_f.data() + w * nm;
       const double* sg = im.sigma_g.data() + w * nm;
       const Complex* c = im.coefficients.data() + w * nm;
-      double res = im.outside[static_cast<std::size_t>(w)], semi = 0.0, tr = 0.0;
+      double res = im.outside[static_cast<std::size_t>(w)], semi = 0.0;
+      index_t zero = im.shape.nd;  // the zero filter factors (Nd - kept columns)
+      double unfit = 0.0;          // the kept columns' 1 - f_i
       for (index_t i = 0; i < nm; ++i) {
         const double c2 = std::norm(c[i]);
         const double f2 = sf[i] * sf[i], g2 = a2 * sg[i] * sg[i];
@@ -334,19 +342,21 @@ std::vector<PathPoint> RegularizationPath::evaluate(std::span<const double> alph
         const double semi_factor = sg[i] * sf[i] / denominator;
         res += keep * keep * c2;
         semi += semi_factor * semi_factor * c2;
-        tr += f2 / denominator;
+        if (sf[i] > 0.0) {
+          --zero;
+          unfit += keep;
+        }
       }
       const double weight = im.weight(w);
       residual2 += weight * res;
       seminorm2 += weight * semi;
-      trace += weight * tr;
+      free += weight * (static_cast<double>(zero) + unfit);
     }
     const double scale = 1.0 / static_cast<double>(im.length);
     PathPoint& point = path[static_cast<std::size_t>(k)];
     point.alpha = alpha;
     point.residual_norm = std::sqrt(scale * residual2);
     point.seminorm = std::sqrt(scale * seminorm2);
-    const double free = static_cast<double>(im.length * im.shape.nd) - trace;
     point.gcv = scale * residual2 / (free * free);
   }
   return path;

@@ -574,4 +574,14 @@ TEST(GsvdHz, IllConditionedXAndAuto) {
   EXPECT_TRUE(a.u.empty());
 }
 
+// n = 150 with the default block width 32 (six block columns), two threads: the values against
+// the prescribed ones next to xGGSVD3's, pointwise and block-oriented.
+TEST(GsvdHz, DefaultBlockWidthSixBlocks) {
+  const index_t n = 150;
+  const auto pair = random_gsvd_pair<double>(160, 155, n, 150u);
+  for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented})
+    check_pair(pair, options_for(variant, true, 2), 3e-13 * static_cast<double>(n),
+               std::string(name(variant)) + " n 150");
+}
+
 }  // namespace

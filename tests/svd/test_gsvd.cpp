@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <random>
@@ -403,6 +404,7 @@ TEST(GsvdHz, ZeroF) {
     EXPECT_EQ(r.sigma_g[at(i)], 1.0);
   }
   EXPECT_TRUE(std::all_of(r.u.begin(), r.u.end(), [](double x) { return x == 0; }));
+  EXPECT_TRUE(r.stats.converged) << r.stats.sweeps;
   const FactorErrors<double> e = factor_errors(f, pair.g, m, p, n, r);
   EXPECT_LE(e.residual_g, 1e-14);
   EXPECT_LE(e.orth_v, 1e-14);
@@ -582,6 +584,37 @@ TEST(GsvdHz, DefaultBlockWidthSixBlocks) {
   for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented})
     check_pair(pair, options_for(variant, true, 2), 3e-13 * static_cast<double>(n),
                std::string(name(variant)) + " n 150");
+}
+
+// F of rank < n with m >= n (prescribed zero values among 1e-8 .. 1e8), random sizes, block
+// widths and variants: every run converges, the zero values come out exactly 0 (the zero test)
+// and the others to the relative accuracy the spread allows (bound 1e-5; the rounding of F moves
+// sigma = 1e-8 by up to about eps / 1e-8).
+TEST(GsvdHz, RankDeficientFExactZeros) {
+  for (unsigned seed = 0; seed < 12; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto n = static_cast<index_t>(2 + rng() % 30);
+    const auto m = n + static_cast<index_t>(rng() % 5), p = n + static_cast<index_t>(rng() % 5);
+    std::vector<double> s = shiftop::testing::log_uniform_gsvd_values(m, n, 1e-8, 1e8, seed);
+    const auto zeros = 1 + rng() % static_cast<std::uint64_t>(n / 2 + 1);
+    for (std::uint64_t k = 0; k < zeros; ++k)
+      s[rng() % static_cast<std::uint64_t>(n)] = 0;
+    const auto pair = prescribed_gsvd_pair<double>(m, p, n, s, 10.0, seed);
+    for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
+      GsvdOptions o = options_for(variant, false);
+      o.block_width = static_cast<index_t>(1 + rng() % 8);
+      const auto r = shiftop::svd::gsvd_hz(pair.f.data(), m, m, pair.g.data(), p, p, n, o);
+      EXPECT_TRUE(r.stats.converged) << seed << " " << name(variant);
+      const auto values = r.values();
+      for (index_t i = 0; i < n; ++i) {
+        if (pair.sigma[at(i)] == 0)
+          EXPECT_EQ(values[at(i)], 0.0) << seed << " " << name(variant) << " " << i;
+        else
+          EXPECT_NEAR(values[at(i)] / pair.sigma[at(i)], 1.0, 1e-5)
+              << seed << " " << name(variant) << " " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

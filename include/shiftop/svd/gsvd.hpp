@@ -74,8 +74,11 @@ struct GsvdResult {
 
 /// The GSVD of F (m x n, leading dimension ldf >= m) and G (p x n, ldg >= p). Throws
 /// shiftop::Error for empty or inconsistent sizes, non-finite entries (naming the matrix and the
-/// first entry), and a G that is not of full column rank (p < n, a zero column, or columns that
-/// become parallel to working precision during the iteration). A run that does not converge in
+/// first entry), a G that is not of full column rank (p < n, a zero column, columns that become
+/// parallel to working precision during the iteration, or a column of G Z at rounding level,
+/// ||G z_j|| <= eps n sqrt(p) ||diag(||g_k||) z_j||, at the end), and values so large that
+/// ||f_i||^2 / ||g_i||^2 overflows. Columns of F Z at rounding level (F of rank < n, e.g. m < n)
+/// are set to exactly 0, so their sigma_f is exactly 0. A run that does not converge in
 /// max_sweeps returns with stats.converged false.
 template <class T>
 GsvdResult<T> gsvd_hz(const T* f, index_t m, index_t ldf, const T* g, index_t p, index_t ldg,

@@ -10,11 +10,13 @@
 // Bounds. The values' errors against the prescribed ones are dominated by the pair's own
 // sensitivity (F and G are rounded to double once): a host replica of the kernels' arithmetic
 // (the same hz_transform, sequential) measured 0 .. 1.4e3 n eps on these pairs with X of
-// condition 10 (n = 2: 57, 7: 825, 32: 304, 100: 1360) and 1.3e4 n eps with condition 1e3. So
-// the GPU is held to the CPU on the same pair: error_gpu <= 4 error_cpu + 64 n eps for the values,
-// and the same for the residuals (measured by the replica: <= 2.3 n eps in max-norm for
-// condition 10); orthogonality of V <= 4 n eps (measured <= 0.05 n eps). Every test prints what
-// it measured.
+// condition 10 (n = 2: 57, 7: 825, 32: 304, 100: 1360) and 1.3e4 n eps with condition 1e3, and
+// the CPU gsvd_hz up to 2e4 n eps over 12 seeds (each case's `level` below). So the GPU is held
+// to the CPU: error_gpu <= 4 max(error_cpu on the same pair, level) for the values; residuals
+// <= 4 residual_cpu + 16 n eps (the replica: <= 2.3 n eps in max-norm for condition 10; a host
+// emulation of the kernels themselves, threads and shuffles emulated, gave 0.5-1.3 n eps in
+// Frobenius norm, the CPU 0.4-1.4); orthogonality of V <= 4 n eps (measured <= 0.05 n eps). Every
+// test prints what it measured.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -181,8 +183,12 @@ void print(const char* what, const Quality& q, double n_eps) {
 }
 
 /// The GPU against the prescribed values and against the CPU on the same pairs.
+/// `level`: the pair's sensitivity in units of n eps, the CPU's largest value error over 12 seeds
+/// of the same sizes and condition (measured with the CPU gsvd_hz, pointwise): the GPU's value
+/// error is held to 4 times the larger of that and of the CPU's on the same pair.
 template <class T>
-void check_against_cpu(const Batch<T>& in, const GsvdOptions& options, const std::string& name) {
+void check_against_cpu(const Batch<T>& in, const GsvdOptions& options, const std::string& name,
+                       double level) {
   SCOPED_TRACE(name);
   const BatchedGsvdResult<T> gpu = on_gpu(in, options);
   const BatchedGsvdResult<T> cpu = on_cpu(in, options);
@@ -210,14 +216,13 @@ void check_against_cpu(const Batch<T>& in, const GsvdOptions& options, const std
     EXPECT_TRUE(g.finite);
     EXPECT_TRUE(g.ordered);
     EXPECT_LE(g.unit, 8 * kEps);
-    EXPECT_LE(g.values, 4 * c.values + 64 * n_eps);
+    EXPECT_LE(g.values, 4 * std::max(c.values, level * n_eps));
     EXPECT_LE(g.zero_values, std::max(4 * c.zero_values, 1e-12));
-    // The wide pairs' noise columns may keep rotating (as on the CPU); the others converge.
-    if (in.m >= in.n) {
-      EXPECT_TRUE(gpu.stats[b].converged);
-    }
+    // (wide pairs too: F's noise columns are deflated to exact zeros, as on the CPU)
+    EXPECT_TRUE(gpu.stats[b].converged);
     EXPECT_LE(gpu.stats[b].sweeps, 50);
-    EXPECT_GE(gpu.stats[b].sweeps, 1);
+    EXPECT_GE(gpu.stats[b].sweeps, in.n > 1 ? 1 : 0);  // n = 1: no pairs, no sweep
+    EXPECT_EQ(gpu.stats[b].sweeps == 0, in.n == 1);
     if (options.compute_vectors) {
       EXPECT_LE(g.residual_f, 4 * c.residual_f + 16 * n_eps);
       EXPECT_LE(g.residual_g, 4 * c.residual_g + 16 * n_eps);
@@ -230,13 +235,15 @@ void check_against_cpu(const Batch<T>& in, const GsvdOptions& options, const std
 struct Case {
   index_t m, p, n;
   double x_condition;
+  double level;  ///< the CPU's largest value error over 12 seeds, real or complex, in n eps
 };
 
 // n = 1, 2, odd, 32 (fits shared memory), 100 (real: F, G shared, Z global; complex: F shared,
 // G and Z global), m < n (rank(F) = m: n - m values 0), m < p, a harder X.
-constexpr Case kCases[] = {{1, 1, 1, 10},     {2, 3, 2, 10},       {7, 9, 7, 10},
-                           {32, 32, 32, 10},  {100, 100, 100, 10}, {5, 40, 33, 10},
-                           {50, 64, 33, 1e3}, {3, 5, 1, 10}};
+// Levels measured: 1.5, 601, 3650, 3380, 901, 53, 7.7e4, 1.85.
+constexpr Case kCases[] = {{1, 1, 1, 10, 4},       {2, 3, 2, 10, 700},        {7, 9, 7, 10, 4000},
+                           {32, 32, 32, 10, 4000}, {100, 100, 100, 10, 1000}, {5, 40, 33, 10, 60},
+                           {50, 64, 33, 1e3, 8e4}, {3, 5, 1, 10, 4}};
 
 TEST_F(GsvdGpuTest, PrescribedRealAgainstCpu) {
   GsvdOptions options;
@@ -245,7 +252,8 @@ TEST_F(GsvdGpuTest, PrescribedRealAgainstCpu) {
   for (const Case& c : kCases)
     check_against_cpu(
         prescribed_batch<double>(3, c.m, c.p, c.n, seed += 10, c.x_condition), options,
-        "real " + std::to_string(c.m) + " " + std::to_string(c.p) + " " + std::to_string(c.n));
+        "real " + std::to_string(c.m) + " " + std::to_string(c.p) + " " + std::to_string(c.n),
+        c.level);
 }
 
 TEST_F(GsvdGpuTest, PrescribedComplexAgainstCpu) {
@@ -255,7 +263,8 @@ TEST_F(GsvdGpuTest, PrescribedComplexAgainstCpu) {
   for (const Case& c : kCases)
     check_against_cpu(
         prescribed_batch<Complex>(3, c.m, c.p, c.n, seed += 10, c.x_condition), options,
-        "complex " + std::to_string(c.m) + " " + std::to_string(c.p) + " " + std::to_string(c.n));
+        "complex " + std::to_string(c.m) + " " + std::to_string(c.p) + " " + std::to_string(c.n),
+        c.level);
 }
 
 // The smallest pairs, all in shared memory (the racecheck cases of scripts/gpu-check): n = 1, 2,
@@ -264,13 +273,15 @@ TEST_F(GsvdGpuTest, TinyAndSmallPairs) {
   for (const bool vectors : {true, false}) {
     GsvdOptions options;
     options.compute_vectors = vectors;
-    for (const Case& c :
-         {Case{1, 1, 1, 10}, Case{2, 2, 2, 10}, Case{4, 3, 3, 10}, Case{6, 9, 5, 10}}) {
+    // levels measured: 1.5, 666, 1.98e4, 5700
+    for (const Case& c : {Case{1, 1, 1, 10, 4}, Case{2, 2, 2, 10, 700}, Case{4, 3, 3, 10, 2e4},
+                          Case{6, 9, 5, 10, 6000}}) {
       const std::string size = std::to_string(c.m) + " " + std::to_string(c.p) + " " +
                                std::to_string(c.n) + (vectors ? " vectors" : "");
-      check_against_cpu(prescribed_batch<double>(2, c.m, c.p, c.n, 50), options, "real " + size);
-      check_against_cpu(prescribed_batch<Complex>(2, c.m, c.p, c.n, 60), options,
-                        "complex " + size);
+      check_against_cpu(prescribed_batch<double>(2, c.m, c.p, c.n, 50), options, "real " + size,
+                        c.level);
+      check_against_cpu(prescribed_batch<Complex>(2, c.m, c.p, c.n, 60), options, "complex " + size,
+                        c.level);
     }
   }
 }
@@ -279,16 +290,18 @@ TEST_F(GsvdGpuTest, TinyAndSmallPairs) {
 TEST_F(GsvdGpuTest, GlobalMemoryPath) {
   GsvdOptions options;
   options.compute_vectors = true;
-  check_against_cpu(prescribed_batch<double>(2, 200, 210, 200, 300), options, "real global 200");
-  check_against_cpu(prescribed_batch<Complex>(1, 130, 130, 130, 310), options,
-                    "complex global 130");
+  // levels measured: 562 (200), 997 (130)
+  check_against_cpu(prescribed_batch<double>(2, 200, 210, 200, 300), options, "real global 200",
+                    700);
+  check_against_cpu(prescribed_batch<Complex>(1, 130, 130, 130, 310), options, "complex global 130",
+                    1000);
 }
 
 TEST_F(GsvdGpuTest, ValuesOnlyMatchValuesWithVectors) {
   const Batch<Complex> in = prescribed_batch<Complex>(4, 20, 25, 17, 400);
   GsvdOptions with, without;
   with.compute_vectors = true;
-  check_against_cpu(in, without, "complex values only");
+  check_against_cpu(in, without, "complex values only", 4200);  // level measured: 4140
   const BatchedGsvdResult<Complex> a = on_gpu(in, with), b = on_gpu(in, without);
   // Z is not accumulated without vectors; the values come from F Z and G Z alike: equal bits.
   EXPECT_EQ(a.sigma_f, b.sigma_f);
@@ -308,7 +321,8 @@ TEST_F(GsvdGpuTest, LargeBatchEqualsPairsOneAtATime) {
   for (index_t b = 0; b < batch; ++b) {
     const Quality q = quality(in, all, b), c = quality(in, cpu, b);
     worst = std::max(worst, q.values / (16 * kEps));
-    EXPECT_LE(q.values, 4 * c.values + 64 * 16 * kEps) << "pair " << b;
+    EXPECT_LE(q.values, 4 * std::max(c.values, 3000 * 16 * kEps))  // level measured: 2910
+        << "pair " << b;
     EXPECT_LE(q.residual_f, 4 * c.residual_f + 16 * 16 * kEps) << "pair " << b;
     EXPECT_LE(q.residual_g, 4 * c.residual_g + 16 * 16 * kEps) << "pair " << b;
   }
@@ -342,7 +356,8 @@ TEST_F(GsvdGpuTest, EveryStrategyAndNoSorting) {
       options.strategy = kind;
       options.sort = sort;
       check_against_cpu(in, options,
-                        shiftop::svd::to_string(kind) + (sort ? " sorted" : " unsorted"));
+                        shiftop::svd::to_string(kind) + (sort ? " sorted" : " unsorted"),
+                        2100);  // level measured: 2090
     }
   }
 }

@@ -195,13 +195,14 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
   const bool vectors = options.compute_vectors;
   const auto z_size = static_cast<std::size_t>(n * n);
 
-  cuda::DeviceMemory f_memory, g_memory, z_memory, z_inverse_memory, exponents_memory,
+  cuda::DeviceMemory f_memory, g_memory, y_memory, z_memory, z_inverse_memory, exponents_memory,
       reports_memory, pairs_memory, sigma_f_memory, sigma_g_memory, u_memory, v_memory, x_memory;
   GsvdBatch<T> plan;
   plan.count = batch;
   plan.m = m, plan.p = p, plan.n = n;
   plan.f = buffer<V>(f_memory, context, count * f_size);
   plan.g = buffer<V>(g_memory, context, count * g_size);
+  plan.y = buffer<V>(y_memory, context, count * z_size);
   if (vectors) plan.z = buffer<V>(z_memory, context, count * z_size);
   auto* exponents_device = buffer<int2>(exponents_memory, context, count);
   plan.exponents = exponents_device;

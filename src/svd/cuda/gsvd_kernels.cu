@@ -41,14 +41,21 @@ __device__ __forceinline__ V plus(V x, V y) {
     return {x.x + y.x, x.y + y.y};
 }
 
-/// [x_i x_j] <- [d_i x_i, d_j x_j] [z_ii z_ij; z_ji z_jj] over `rows` rows, lanes strided, the
-/// normalisation folded into the coefficients as the CPU does (svd/gsvd_pointwise.cpp).
+/// The coefficients of a pair's transformation: x_i' = c_ii x_i + c_ji x_j, x_j' = c_ij x_i +
+/// c_jj x_j (as the CPU's transform_all, svd/gsvd_pointwise.cpp).
+struct Coefficients {
+  Pair2<double> c_ii, c_ji, c_ij, c_jj;
+};
+
+__device__ __forceinline__ Pair2<double> scaled(Pair2<double> x, double s) {
+  return {x.re * s, x.im * s};
+}
+
+/// [x_i x_j] <- [x_i x_j] [c_ii c_ij; c_ji c_jj] over `rows` rows, lanes strided.
 template <class V>
-__device__ __forceinline__ void transform_columns(V* xi, V* xj, index_t rows, double di, double dj,
-                                                  const detail::HzTransform<double>& t,
+__device__ __forceinline__ void transform_columns(V* xi, V* xj, index_t rows, const Coefficients& c,
                                                   const Groups& groups) {
-  const Pair2<double> c_ii{t.z_ii.re * di, t.z_ii.im * di}, c_ij{t.z_ij.re * di, t.z_ij.im * di};
-  const Pair2<double> c_ji{t.z_ji.re * dj, t.z_ji.im * dj}, c_jj{t.z_jj.re * dj, t.z_jj.im * dj};
+  const Pair2<double> c_ii = c.c_ii, c_ji = c.c_ji, c_ij = c.c_ij, c_jj = c.c_jj;
   for (index_t r = groups.lane; r < rows; r += groups.width) {
     const V a = xi[r], b = xj[r];
     xi[r] = plus(times(a, c_ii), times(b, c_ji));
@@ -64,7 +71,8 @@ struct SweepState {
 
 template <class T>
 __global__ void __launch_bounds__(512)
-    gsvd_sweeps_kernel(GsvdBatch<T> batch, bool f_shared, bool g_shared, bool z_shared) {
+    gsvd_sweeps_kernel(GsvdBatch<T> batch, bool f_shared, bool g_shared, bool y_shared,
+                       bool z_shared) {
   using V = DeviceType<T>;
   extern __shared__ __align__(16) unsigned char shared[];
   __shared__ SweepState state;
@@ -77,13 +85,16 @@ __global__ void __launch_bounds__(512)
 
   V* global_f = batch.f + b * m * n;
   V* global_g = batch.g + b * p * n;
+  V* global_y = batch.y + b * n * n;
   V* global_z = vectors ? batch.z + b * n * n : nullptr;
   V* next = reinterpret_cast<V*>(shared);
   V* f = global_f;
   V* g = global_g;
+  V* y = global_y;
   V* z = global_z;
   if (f_shared) f = next, next += m * n;
   if (g_shared) g = next, next += p * n;
+  if (y_shared) y = next, next += n * n;
   if (vectors && z_shared) z = next;
   if (f_shared)
     for (index_t e = tid; e < m * n; e += threads)
@@ -95,16 +106,22 @@ __global__ void __launch_bounds__(512)
   __syncthreads();
 
   // initZ: Z = diag(1 / ||g_i||), f_i and g_i scaled by 1 / ||g_i||; a zero column of G is
-  // refused (the smallest such column is reported).
+  // refused (the smallest such column is reported). Y = diag(||f_k||) Z (f_k scaled), the CPU's
+  // weighted Z of F's zero test (svd/gsvd_pointwise.hpp, HzColumns): the rounding noise of
+  // column i of F Z is about eps sqrt(n) ||y_i||.
   const index_t column_rounds = (n + groups.count - 1) / groups.count;
   for (index_t round = 0; round < column_rounds; ++round) {
     const index_t j = round * groups.count + groups.index;
     const bool active = j < n;
-    double norm2 = 0;
-    if (active)
+    double norm2 = 0, f_norm2 = 0;
+    if (active) {
       for (index_t r = groups.lane; r < p; r += groups.width)
         norm2 += abs2(g[r + j * p]);
+      for (index_t r = groups.lane; r < m; r += groups.width)
+        f_norm2 += abs2(f[r + j * m]);
+    }
     norm2 = group_sum(norm2, groups.width);
+    f_norm2 = group_sum(f_norm2, groups.width);
     if (!active) continue;
     if (!(norm2 > 0)) {
       if (groups.lane == 0) {
@@ -118,6 +135,9 @@ __global__ void __launch_bounds__(512)
       f[r + j * m] = times(f[r + j * m], scale);
     for (index_t r = groups.lane; r < p; r += groups.width)
       g[r + j * p] = times(g[r + j * p], scale);
+    const double y_jj = sqrt(f_norm2) * scale;
+    for (index_t r = groups.lane; r < n; r += groups.width)
+      y[r + j * n] = r == j ? make<V>(y_jj, 0.0) : zero<V>();
     if (vectors)
       for (index_t r = groups.lane; r < n; r += groups.width)
         z[r + j * n] = r == j ? times(make<V>(1.0, 0.0), scale) : zero<V>();
@@ -130,12 +150,15 @@ __global__ void __launch_bounds__(512)
   constexpr double eps = 0x1p-53;
   const double tolerance = eps * sqrt(static_cast<double>(n));
   const double parallel = static_cast<double>(n) * eps;
+  // F's zero test (the CPU's f_zero2): ||f_i||^2 <= (eps sqrt(m n))^2 ||y_i||^2.
+  const double f_zero2 = eps * eps * static_cast<double>(m) * static_cast<double>(n);
   const index_t pair_rounds = (batch.pairs_per_step + groups.count - 1) / groups.count;
   int sweeps = 0;
   long long transformations = 0, proper = 0;
-  bool converged = false;
   bool failed = state.status != kGsvdOk;
-  while (!failed && sweeps < batch.max_sweeps) {
+  // n = 1: no pairs, nothing to sweep (0 sweeps, converged, as the CPU reports).
+  bool converged = !failed && batch.steps == 0;
+  while (!failed && !converged && sweeps < batch.max_sweeps) {
     __syncthreads();  // everyone has read the previous sweep's counters
     if (tid == 0) state.transformations = state.proper = 0;
     __syncthreads();
@@ -150,7 +173,7 @@ __global__ void __launch_bounds__(512)
         V* fj = f + j * m;
         V* gi = g + i * p;
         V* gj = g + j * p;
-        double a_ii = 0, a_jj = 0, b_ii = 0, b_jj = 0;
+        double a_ii = 0, a_jj = 0, b_ii = 0, b_jj = 0, y_ii = 0, y_jj = 0;
         Acc a_ij, b_ij;
         if (active) {
           for (index_t r = groups.lane; r < m; r += groups.width) {
@@ -163,6 +186,10 @@ __global__ void __launch_bounds__(512)
             b_jj += abs2(gj[r]);
             add_conj_product(b_ij, gi[r], gj[r]);
           }
+          for (index_t r = groups.lane; r < n; r += groups.width) {
+            y_ii += abs2(y[r + i * n]);
+            y_jj += abs2(y[r + j * n]);
+          }
         }
         a_ii = group_sum(a_ii, groups.width);
         a_jj = group_sum(a_jj, groups.width);
@@ -170,7 +197,22 @@ __global__ void __launch_bounds__(512)
         b_ii = group_sum(b_ii, groups.width);
         b_jj = group_sum(b_jj, groups.width);
         b_ij = group_sum(b_ij, groups.width);
+        y_ii = group_sum(y_ii, groups.width);
+        y_jj = group_sum(y_jj, groups.width);
         if (!active) continue;
+        // Columns of F at the level of rounding noise become exact zeros (the CPU's HzColumns):
+        // among n - rank(F) noise columns the relative test never holds (wide F).
+        const bool zero_i = a_ii > 0 && isfinite(a_ii) && a_ii <= f_zero2 * y_ii;
+        const bool zero_j = a_jj > 0 && isfinite(a_jj) && a_jj <= f_zero2 * y_jj;
+        if (zero_i)
+          for (index_t r = groups.lane; r < m; r += groups.width)
+            fi[r] = zero<V>();
+        if (zero_j)
+          for (index_t r = groups.lane; r < m; r += groups.width)
+            fj[r] = zero<V>();
+        if (zero_i) a_ii = 0;
+        if (zero_j) a_jj = 0;
+        if (zero_i || zero_j) a_ij = Acc{};
         // The pivot of (3.14) for G's columns normalised: d = 1 / ||g||.
         const double di = 1 / sqrt(b_ii), dj = 1 / sqrt(b_jj);
         detail::HzPivot<double> pivot;
@@ -187,14 +229,41 @@ __global__ void __launch_bounds__(512)
           }
           continue;
         }
-        if (!detail::hz_needs_transform(pivot, tolerance)) continue;
-        const detail::HzTransform<double> t = detail::hz_transform(pivot, batch.sort);
-        transform_columns(fi, fj, m, di, dj, t, groups);
-        transform_columns(gi, gj, p, di, dj, t, groups);
-        if (vectors) transform_columns(z + i * n, z + j * n, n, di, dj, t, groups);
+        // Section 3.5's test, except that a zero a_ij is orthogonal whatever a_ii, a_jj (as the
+        // CPU: 0 >= 0 would hold for a zero column).
+        const double abs_a = hypot(pivot.a_ij.re, pivot.a_ij.im);
+        const bool f_pair = abs_a > 0 && detail::hz_needs_transform(pivot, tolerance);
+        if (!(abs_b >= tolerance || f_pair)) continue;
+        Coefficients c;
+        bool is_proper = true;
+        if (pivot.a_ii == 0 || pivot.a_jj == 0) {
+          // A zero column of F (the CPU's Gram-Schmidt step): keep it, B-orthonormalise the
+          // other, c = sqrt(1 - |b|^2); f_i = 0: [g_i, (g_j - b g_i) / c], swapped (the zero
+          // column last) when sorting; f_j = 0: [(g_i - conj(b) g_j) / c, g_j].
+          const double cc = sqrt((1 - abs_b) * (1 + abs_b));
+          if (pivot.a_ii == 0) {
+            const Pair2<double> keep{di, 0}, mix = scaled(pivot.b, -di / cc), other{dj / cc, 0};
+            if (batch.sort && pivot.a_jj > 0)
+              c = {mix, other, keep, Pair2<double>{}};
+            else
+              c = {keep, Pair2<double>{}, mix, other};
+          } else {
+            c = {Pair2<double>{di / cc, 0}, scaled(detail::conj(pivot.b), -dj / cc),
+                 Pair2<double>{}, Pair2<double>{dj, 0}};
+          }
+        } else {
+          const detail::HzTransform<double> t = detail::hz_transform(pivot, batch.sort);
+          // the normalisation d folded into the coefficients, as the CPU does
+          c = {scaled(t.z_ii, di), scaled(t.z_ji, dj), scaled(t.z_ij, di), scaled(t.z_jj, dj)};
+          is_proper = t.proper;
+        }
+        transform_columns(fi, fj, m, c, groups);
+        transform_columns(gi, gj, p, c, groups);
+        transform_columns(y + i * n, y + j * n, n, c, groups);
+        if (vectors) transform_columns(z + i * n, z + j * n, n, c, groups);
         if (groups.lane == 0) {
           atomicAdd(&state.transformations, 1);
-          if (t.proper) atomicAdd(&state.proper, 1);
+          if (is_proper) atomicAdd(&state.proper, 1);
         }
       }
       __syncthreads();
@@ -214,6 +283,9 @@ __global__ void __launch_bounds__(512)
   if (g_shared)
     for (index_t e = tid; e < p * n; e += threads)
       global_g[e] = g[e];
+  if (y_shared)
+    for (index_t e = tid; e < n * n; e += threads)
+      global_y[e] = y[e];
   if (vectors && z_shared)
     for (index_t e = tid; e < n * n; e += threads)
       global_z[e] = z[e];
@@ -252,23 +324,30 @@ __global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
   int* place = reinterpret_cast<int*>(key + n);
   const V* f = batch.f + b * m * n;
   const V* g = batch.g + b * p * n;
+  const V* y = batch.y + b * n * n;
   const int2 exponent = batch.exponents[b];
+  constexpr double eps = 0x1p-53;
+  const double zero_level = eps * sqrt(static_cast<double>(m) * static_cast<double>(n));
 
   const index_t column_rounds = (n + groups.count - 1) / groups.count;
   for (index_t round = 0; round < column_rounds; ++round) {
     const index_t j = round * groups.count + groups.index;
     const bool active = j < n;
-    double sum_f = 0, sum_g = 0;
+    double sum_f = 0, sum_g = 0, sum_y = 0;
     if (active) {
       for (index_t r = groups.lane; r < m; r += groups.width)
         sum_f += abs2(f[r + j * m]);
       for (index_t r = groups.lane; r < p; r += groups.width)
         sum_g += abs2(g[r + j * p]);
+      for (index_t r = groups.lane; r < n; r += groups.width)
+        sum_y += abs2(y[r + j * n]);
     }
     sum_f = group_sum(sum_f, groups.width);
     sum_g = group_sum(sum_g, groups.width);
+    sum_y = group_sum(sum_y, groups.width);
     if (active && groups.lane == 0) {
-      norm_f[j] = sqrt(sum_f);
+      // F's zero test once more (the CPU's finalisation): a noise column is a zero sigma_f.
+      norm_f[j] = sqrt(sum_f) <= zero_level * sqrt(sum_y) ? 0.0 : sqrt(sum_f);
       norm_g[j] = sqrt(sum_g);
     }
   }
@@ -326,24 +405,26 @@ __global__ void __launch_bounds__(512) gsvd_finish_kernel(GsvdBatch<T> batch) {
 template <class T>
 void launch_gsvd_sweeps(const GsvdBatch<T>& batch, std::size_t shared_limit, cudaStream_t stream) {
   if (batch.count == 0) return;
-  // F, G and Z each in shared memory while they fit, in that order (F and G are read by every
-  // pair's inner products, Z only updated).
+  // F, G, Y and Z each in shared memory while they fit, in that order (F and G are read by
+  // every pair's inner products, Y's norms too, Z only updated).
   const std::size_t element = sizeof(DeviceType<T>);
   const std::size_t f_bytes = static_cast<std::size_t>(batch.m * batch.n) * element;
   const std::size_t g_bytes = static_cast<std::size_t>(batch.p * batch.n) * element;
-  const std::size_t z_bytes =
-      batch.z != nullptr ? static_cast<std::size_t>(batch.n * batch.n) * element : 0;
+  const std::size_t y_bytes = static_cast<std::size_t>(batch.n * batch.n) * element;
+  const std::size_t z_bytes = batch.z != nullptr ? y_bytes : 0;
   std::size_t bytes = 0;
   const bool f_shared = f_bytes <= shared_limit;
   if (f_shared) bytes += f_bytes;
   const bool g_shared = bytes + g_bytes <= shared_limit;
   if (g_shared) bytes += g_bytes;
+  const bool y_shared = bytes + y_bytes <= shared_limit;
+  if (y_shared) bytes += y_bytes;
   const bool z_shared = z_bytes > 0 && bytes + z_bytes <= shared_limit;
   if (z_shared) bytes += z_bytes;
   SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(
       gsvd_sweeps_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   gsvd_sweeps_kernel<T><<<static_cast<unsigned>(batch.count), batch.threads, bytes, stream>>>(
-      batch, f_shared, g_shared, z_shared);
+      batch, f_shared, g_shared, y_shared, z_shared);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -5,9 +5,11 @@
 //  1. sweeps (gsvd_kernels.cu): `initZ` (Z = diag(1 / ||g_i||), the columns of F and G scaled by
 //     the same), then sweeps of the strategy, each parallel step's disjoint pairs given to the
 //     block's groups of lanes (svd/cuda/group_ops.cuh), the 2 x 2 transformation of
-//     svd/hz_transform.hpp applied to the columns of F, G and Z (`pStep`); the pair stops after a
-//     sweep without a proper transformation or after max_sweeps. F, G and Z are worked on in shared
-//     memory when they fit (each on its own, in that order), else in place in global memory.
+//     svd/hz_transform.hpp applied to the columns of F, G, Y and Z (`pStep`), with the CPU's
+//     deflation of F's noise columns (Y = diag(||f_k||) Z measures them; a zero column is only
+//     G-orthonormalised); the pair stops after a sweep without a proper transformation or after
+//     max_sweeps. F, G, Y and Z are worked on in shared memory when they fit (each on its own, in
+//     that order), else in place in global memory.
 //  2. (driver) Z^{-1} by cuBLAS's batched LU (getrfBatched, getriBatched), only for the vectors.
 //  3. finish (gsvd_kernels.cu, `Sigma`): sigma_f, sigma_g from the column norms of F Z and G Z,
 //     the scaling undone, the values ordered by sigma_f / sigma_g nonincreasing, U, V the columns
@@ -45,6 +47,7 @@ struct GsvdBatch {
   index_t count = 0, m = 0, p = 0, n = 0;
   V* f = nullptr;                   ///< m x n: F scaled by 2^exponents[b].x, then F Z
   V* g = nullptr;                   ///< p x n: G scaled by 2^exponents[b].y, then G Z
+  V* y = nullptr;                   ///< n x n: Y = diag(||f_k||) Z, for F's zero test (always)
   V* z = nullptr;                   ///< n x n: Z, or null when the vectors are not wanted
   const int2* exponents = nullptr;  ///< per pair: F, G were multiplied by 2^x, 2^y (exact)
   GsvdReport* reports = nullptr;

@@ -443,6 +443,18 @@ TEST_F(GsvdGpuTest, Refusals) {
     expect_error(run(bad, options),
                  "pair 1: g: G is numerically rank deficient (columns 0 and 32 became parallel");
   }
+  {
+    // Equal columns 0 and 4 of G in pair 1, met after other transformations mixed them: not a
+    // parallel pair, but (with the vectors, Z at hand) G z_0 falls to rounding level, as the CPU
+    // finds (the host emulation of the kernels reported column 0, as the CPU does).
+    Batch<double> bad = prescribed_batch<double>(2, 6, 7, 5, 39);
+    for (index_t r = 0; r < bad.p; ++r)
+      bad.g[static_cast<std::size_t>(bad.p * bad.n + 4 * bad.p + r)] =
+          bad.g[static_cast<std::size_t>(bad.p * bad.n + r)];
+    GsvdOptions options;
+    options.compute_vectors = true;
+    expect_error(run(bad, options), "pair 1: g: G is numerically rank deficient (column ");
+  }
   {  // non-finite entries name the pair, the matrix and the entry
     Batch<double> bad = in;
     bad.f[static_cast<std::size_t>(bad.m * bad.n + 2 + 3 * bad.m)] =

@@ -195,6 +195,7 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
   const bool vectors = options.compute_vectors;
   const auto z_size = static_cast<std::size_t>(n * n);
 
+  cuda::DeviceMemory g_norms_memory;
   cuda::DeviceMemory f_memory, g_memory, y_memory, z_memory, z_inverse_memory, exponents_memory,
       reports_memory, pairs_memory, sigma_f_memory, sigma_g_memory, u_memory, v_memory, x_memory;
   GsvdBatch<T> plan;
@@ -203,7 +204,10 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
   plan.f = buffer<V>(f_memory, context, count * f_size);
   plan.g = buffer<V>(g_memory, context, count * g_size);
   plan.y = buffer<V>(y_memory, context, count * z_size);
-  if (vectors) plan.z = buffer<V>(z_memory, context, count * z_size);
+  if (vectors) {
+    plan.z = buffer<V>(z_memory, context, count * z_size);
+    plan.g_norms = buffer<double>(g_norms_memory, context, count * static_cast<std::size_t>(n));
+  }
   auto* exponents_device = buffer<int2>(exponents_memory, context, count);
   plan.exponents = exponents_device;
   plan.reports = buffer<GsvdReport>(reports_memory, context, count);
@@ -254,6 +258,12 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
           "pair {}: g: G is numerically rank deficient (columns {} and {} became parallel to "
           "working precision): the implicit Hari-Zimmermann GSVD needs G of full column rank",
           b, report.column_i, report.column_j);
+    if (report.status == gpu_kernels::kGsvdRankDeficient)
+      fail(
+          "pair {}: g: G is numerically rank deficient (column {} of G Z fell to rounding level: "
+          "||G z|| <= eps n sqrt(p) ||D z||, D = diag(||g_k||)): the implicit Hari-Zimmermann "
+          "GSVD needs G of full column rank",
+          b, report.column_i);
   }
   result.stats.resize(count);
   for (std::size_t b = 0; b < count; ++b) {

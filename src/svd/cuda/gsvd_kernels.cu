@@ -138,9 +138,11 @@ __global__ void __launch_bounds__(512)
     const double y_jj = sqrt(f_norm2) * scale;
     for (index_t r = groups.lane; r < n; r += groups.width)
       y[r + j * n] = r == j ? make<V>(y_jj, 0.0) : zero<V>();
-    if (vectors)
+    if (vectors) {
       for (index_t r = groups.lane; r < n; r += groups.width)
         z[r + j * n] = r == j ? times(make<V>(1.0, 0.0), scale) : zero<V>();
+      if (groups.lane == 0) batch.g_norms[b * n + j] = sqrt(norm2);
+    }
   }
   __syncthreads();
 
@@ -276,6 +278,33 @@ __global__ void __launch_bounds__(512)
     if (converged) break;
   }
   __syncthreads();
+
+  // G's rank test of the CPU's finalisation (with Z, so with the vectors only): G z_j at rounding
+  // level, ||G z_j|| <= eps n sqrt(p) ||D z_j|| with D = diag(||g_k||), is a G numerically rank
+  // deficient whose null direction need not have shown as a parallel pair.
+  if (vectors && !failed) {
+    const double g_level =
+        eps * sqrt(static_cast<double>(p) * static_cast<double>(n)) * sqrt(static_cast<double>(n));
+    const double* g_norms = batch.g_norms + b * n;
+    for (index_t round = 0; round < column_rounds; ++round) {
+      const index_t j = round * groups.count + groups.index;
+      const bool active = j < n;
+      double gz2 = 0, dz2 = 0;
+      if (active) {
+        for (index_t r = groups.lane; r < p; r += groups.width)
+          gz2 += abs2(g[r + j * p]);
+        for (index_t r = groups.lane; r < n; r += groups.width)
+          dz2 += abs2(times(z[r + j * n], g_norms[r]));
+      }
+      gz2 = group_sum(gz2, groups.width);
+      dz2 = group_sum(dz2, groups.width);
+      if (active && groups.lane == 0 && !(sqrt(gz2) > g_level * sqrt(dz2))) {
+        atomicCAS(&state.status, kGsvdOk, kGsvdRankDeficient);
+        atomicMin(&state.column_i, static_cast<int>(j));
+      }
+    }
+    __syncthreads();
+  }
 
   if (f_shared)
     for (index_t e = tid; e < m * n; e += threads)

@@ -37,6 +37,7 @@ struct GsvdReport {
 constexpr int kGsvdOk = 0;
 constexpr int kGsvdZeroColumn = 1;
 constexpr int kGsvdParallel = 2;
+constexpr int kGsvdRankDeficient = 3;  ///< column i of G Z fell to rounding level (vectors only)
 
 /// One batch of pairs: the packed device copies (leading dimensions m, p, n; pair b at b * m * n,
 /// b * p * n, b * n * n), worked on in place, and the outputs.
@@ -45,10 +46,11 @@ struct GsvdBatch {
   using V = DeviceType<T>;
   using R = typename Device<T>::real;
   index_t count = 0, m = 0, p = 0, n = 0;
-  V* f = nullptr;                   ///< m x n: F scaled by 2^exponents[b].x, then F Z
-  V* g = nullptr;                   ///< p x n: G scaled by 2^exponents[b].y, then G Z
-  V* y = nullptr;                   ///< n x n: Y = diag(||f_k||) Z, for F's zero test (always)
-  V* z = nullptr;                   ///< n x n: Z, or null when the vectors are not wanted
+  V* f = nullptr;             ///< m x n: F scaled by 2^exponents[b].x, then F Z
+  V* g = nullptr;             ///< p x n: G scaled by 2^exponents[b].y, then G Z
+  double* g_norms = nullptr;  ///< n per pair: G's initial column norms (scaled G), with z only
+  V* y = nullptr;             ///< n x n: Y = diag(||f_k||) Z, for F's zero test (always)
+  V* z = nullptr;             ///< n x n: Z, or null when the vectors are not wanted
   const int2* exponents = nullptr;  ///< per pair: F, G were multiplied by 2^x, 2^y (exact)
   GsvdReport* reports = nullptr;
 

@@ -309,7 +309,7 @@ TEST_F(GsvdGpuTest, ValuesOnlyMatchValuesWithVectors) {
 }
 
 // More pairs than multiprocessors; each pair bit for bit as in a batch of one (the block's
-// arithmetic does not depend on the batch).
+// arithmetic does not depend on the batch), X to rounding (cuBLAS).
 TEST_F(GsvdGpuTest, LargeBatchEqualsPairsOneAtATime) {
   const index_t batch = 2 * context().multiprocessors() + 7;
   const Batch<double> in = prescribed_batch<double>(batch, 16, 18, 16, 500);
@@ -340,7 +340,15 @@ TEST_F(GsvdGpuTest, LargeBatchEqualsPairsOneAtATime) {
     EXPECT_EQ(single.sigma_g, part(all.sigma_g, in.n)) << "pair " << b;
     EXPECT_EQ(single.u, part(all.u, in.m * in.n)) << "pair " << b;
     EXPECT_EQ(single.v, part(all.v, in.p * in.n)) << "pair " << b;
-    EXPECT_EQ(single.x, part(all.x, in.n * in.n)) << "pair " << b;
+    // X = diag(S) Z^{-1} comes from cuBLAS's batched LU, whose kernels may depend on the batch
+    // size: Z itself is bitwise equal, its inverse to rounding.
+    const std::vector<double> x = part(all.x, in.n * in.n);
+    double difference = 0, largest = 0;
+    for (std::size_t e = 0; e < x.size(); ++e) {
+      difference = std::max(difference, std::abs(single.x[e] - x[e]));
+      largest = std::max(largest, std::abs(x[e]));
+    }
+    EXPECT_LE(difference, 64 * 16 * kEps * largest) << "pair " << b;
     EXPECT_EQ(single.stats[0].sweeps, all.stats[static_cast<std::size_t>(b)].sweeps);
   }
 }

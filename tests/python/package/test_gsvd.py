@@ -92,10 +92,10 @@ CASES = [pytest.param(*shape, c, marks=WIDE_COMPLEX if (c and shape[0] < shape[2
 def test_values_match_the_prescribed_ones_and_an_extended_precision_reference(
         rng, m, p, n, complex_, spread):
     """gamma from 10^-spread to 10^spread (X of condition 10; zeros where m < n) against the
-    prescribed gamma and, for n <= 17, the 40-digit values of the rounded pair. Measured (pointwise
-    and full-block, these shapes): 90 eps at spread 2, 745 eps (1.65e-13) at spread 3; bound
-    4 * 10^spread eps. The zeros come out below 1e-30. LAPACK's generalized eigh of the pencil agrees
-    to its normwise accuracy (squares within 1e-8 gamma_max^2; measured 3.5e-10)."""
+    prescribed gamma and, for n <= 17, the 40-digit values of the rounded pair. Measured
+    (pointwise and full-block, these shapes): 90 eps at spread 2, 745 eps (1.65e-13) at spread 3;
+    bound 4 * 10^spread eps. The zeros come out below 1e-30. LAPACK's generalized eigh of the
+    pencil agrees to its normwise accuracy (squares within 1e-8 gamma_max^2; measured 3.5e-10)."""
     k = min(m, n)
     gamma = np.zeros(n)
     gamma[:k] = np.logspace(spread, -spread, k) if k > 1 else [2.5]

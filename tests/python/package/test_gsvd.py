@@ -78,13 +78,9 @@ def extended_values(F, G, digits=40):
         return np.sort([float(mpmath.sqrt(max(mpmath.re(e), 0))) for e in ev])[::-1]
 
 
-# m < n: F has n - m zero generalized values. KNOWN FAILURES (helper H4, 14:15): the complex
-# pointwise GSVD and the blocked variants do not converge in 50 sweeps on such pairs (real
-# (3, 8, 6) converges pointwise): marked xfail(strict) so that a fix shows as XPASS -> drop marks.
-WIDE_COMPLEX = pytest.mark.xfail(strict=True, reason="complex m < n does not converge (H1)")
+# m < n (3, 8, 6): F has n - m zero generalized values.
 SHAPES = [(1, 1, 1), (2, 3, 2), (5, 4, 3), (7, 9, 7), (3, 8, 6), (20, 17, 17), (40, 45, 33)]
-CASES = [pytest.param(*shape, c, marks=WIDE_COMPLEX if (c and shape[0] < shape[2]) else ())
-         for shape in SHAPES for c in (False, True)]
+CASES = [(*shape, c) for shape in SHAPES for c in (False, True)]
 
 
 @pytest.mark.parametrize("spread", [2, 3])
@@ -273,20 +269,13 @@ def test_backend_cuda_equals_the_cpu(rng, m, p, n, batch, complex_):
         check_factorisation(F[b], G[b], one, 32 * max(m, p) * EPS)
 
 
-def _wide_case(variant, width, complex_):
-    known = variant != "pointwise" and width != 2 or complex_
-    marks = pytest.mark.xfail(strict=True, reason="does not converge on m < n (H4, 14:15)")
-    return pytest.param(variant, width, complex_, marks=marks if known else ())
-
-
-@pytest.mark.parametrize("variant,width,complex_", [
-    _wide_case(v, w, c) for v, w in [("pointwise", None), ("block-oriented", 4),
-                                      ("full-block", 4), ("full-block", 2)]
-    for c in (False, True)])
+@pytest.mark.parametrize("variant,width", [("pointwise", None), ("block-oriented", 4),
+                                           ("full-block", 4), ("full-block", 2)])
+@pytest.mark.parametrize("complex_", [False, True])
 def test_wide_pairs_converge_in_every_variant(variant, width, complex_):
     """m < n: n - m generalized values are 0 (sigma_f = 0). Eight random pairs (3, 8, 6) per
-    case; measured at 14:15: the complex ones and the real blocked ones with width 4 did not
-    converge in 50 sweeps (their zero values ping-pong near 1e-49), hence the strict xfails."""
+    case (before a fix at 14:30, the complex ones and the real blocked ones of width 4 did not
+    converge in 50 sweeps: their zero values ping-ponged near 1e-49)."""
     for seed in range(8):
         F, G = prescribed_pair(np.random.default_rng(seed), 3, 8, 6,
                                np.r_[np.logspace(2, -2, 3), np.zeros(3)], complex_)

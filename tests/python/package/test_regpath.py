@@ -88,15 +88,9 @@ CASES = [
 ]
 
 
-# Nd < Nm gives wide F^[w] (complex, m < n), which the GSVD does not converge on yet (helper H4,
-# 14:20; see test_gsvd.py): xfail(strict), so that a fix shows as XPASS -> drop the mark.
-WIDE = pytest.mark.xfail(strict=True, reason="the complex GSVD of wide pairs does not converge")
-
-
 @pytest.mark.parametrize("general", [False, True])
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("shape", [(3, 2, 4), (1, 1, 1), (2, 2, 7), (4, 3, 3),
-                                   pytest.param((2, 3, 5), marks=WIDE)])
+@pytest.mark.parametrize("shape", [(3, 2, 4), (1, 1, 1), (2, 2, 7), (4, 3, 3), (2, 3, 5)])
 def test_path_equals_the_dense_embedded_solve(rng, shape, case, general):
     """Solutions, residual norms, seminorms and GCV against the dense solve, relative. Measured
     over these cases (alpha down to 1e-2, where the residual cancels): solution 3.3e-11, residual

@@ -92,5 +92,6 @@ void add_spectrum_command(CLI::App& app);
 void add_circ_command(CLI::App& app);
 void add_ct_recon_command(CLI::App& app);
 void add_gsvd_command(CLI::App& app);
+void add_regpath_command(CLI::App& app);
 
 }  // namespace shiftop::app

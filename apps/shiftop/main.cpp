@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   shiftop::app::add_circ_command(app);
   shiftop::app::add_ct_recon_command(app);
   shiftop::app::add_gsvd_command(app);
+  shiftop::app::add_regpath_command(app);
   shiftop::app::refuse_options_as_values(app);
   shiftop::app::Run process;
   return process.finish(run(app, argc, argv));

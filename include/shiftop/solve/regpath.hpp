@@ -47,7 +47,8 @@ struct Regulariser {
   std::vector<double> laplacian;
   double space_weight = 1.0;  ///< weight of the Laplacian block (used when it is given)
 
-  /// The rows of R^[w]: Nm * (1 + (k > 0) + (laplacian given)).
+  /// The rows of R^[w]: Nm * (1 + (k > 0 and time_weight != 0) + (laplacian given and
+  /// space_weight != 0)); a block with a zero weight is left out.
   index_t rows(index_t nm) const;
   /// R^[w] (rows(nm) x nm, column-major) at frequency w of period L.
   std::vector<std::complex<double>> symbol(index_t nm, index_t w, index_t period) const;

@@ -1,0 +1,226 @@
+"""`shiftop regpath`: the Tikhonov regularisation path of the circulant-embedded problem
+min ||C_F m - [d; 0]||^2 + alpha^2 ||C_R m||^2 (solve/regpath.hpp) against a dense NumPy solve of
+its normal equations (C_F the block circulant of period 2*Nt of the kernels, C_R the stacked
+mass * I, time_weight * D^k with D the circulant first difference, space_weight * Lap kron I):
+the residual norms, seminorms and GCV per alpha, the chosen alpha's solution (first Nt steps),
+the JSON keys, the printed note and exact-solve command (which, run, gives the dense Toeplitz
+Tikhonov solution), the plot, and every bad input refused with one line and no output."""
+import json
+import os
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+from test_fftmatvec_interop import dense, shiftop
+
+ND, NM, NT = 2, 3, 5
+
+
+def circulant(column, row=None):
+    """C_F, (Nd*L) x (Nm*L), SOTI blocks, L = 2*Nt: lags 0..Nt-1, 0, then -(Nt-1)..-1 (row)."""
+    nd, nm, nt = column.shape
+    length = 2 * nt
+    c = np.zeros((nd, nm, length))
+    c[:, :, :nt] = column
+    if row is not None:
+        c[:, :, nt + 1:] = row[:, :, :0:-1]
+    lag = (np.arange(length)[:, None] - np.arange(length)[None, :]) % length
+    return np.moveaxis(c[:, :, lag], 2, 1).reshape(nd * length, nm * length)
+
+
+def regulariser(nm, nt, mass, k=0, time_weight=1.0, lap=None, space_weight=1.0):
+    length = 2 * nt
+    blocks = [mass * np.eye(nm * length)]
+    if k > 0:
+        d = np.eye(length) - np.roll(np.eye(length), 1, axis=0)  # (D m)_t = m_t - m_{t-1}
+        blocks.append(time_weight * np.kron(np.eye(nm), np.linalg.matrix_power(d, k)))
+    if lap is not None:
+        blocks.append(space_weight * np.kron(lap, np.eye(length)))
+    return np.vstack(blocks)
+
+
+def dense_path(cf, cr, d, alphas):
+    """Residual, seminorm, GCV and solution (L steps per parameter) per alpha."""
+    nd, nt = d.shape
+    length = 2 * nt
+    padded = np.zeros((nd, length))
+    padded[:, :nt] = d
+    out = []
+    # trace(I - A) = alpha^2 trace((alpha^2 I + K)^-1), K = C_F (C_R^T C_R)^-1 C_F^T (Woodbury):
+    # no cancellation where F is wide and nearly fits the data.
+    k = cf @ np.linalg.solve(cr.T @ cr, cf.T)
+    for alpha in alphas:
+        stacked = np.vstack([cf, alpha * cr])
+        target = np.concatenate([padded.ravel(), np.zeros(cr.shape[0])])
+        m = np.linalg.lstsq(stacked, target, rcond=None)[0]
+        r = cf @ m - padded.ravel()
+        free = alpha**2 * np.trace(np.linalg.inv(alpha**2 * np.eye(k.shape[0]) + k))
+        gcv = (r @ r) / free**2
+        out.append((np.linalg.norm(r), np.linalg.norm(cr @ m), gcv, m))
+    return out
+
+
+def path_laplacian(nm):
+    lap = np.zeros((nm, nm))
+    for i in range(nm - 1):
+        lap[i, i] += 1
+        lap[i + 1, i + 1] += 1
+        lap[i, i + 1] = lap[i + 1, i] = -1
+    return lap
+
+
+def write_general_operator(path, column, row):
+    nd, nm, nt = column.shape
+    with h5py.File(path, "w") as f:
+        f.create_dataset("kernels", data=column)
+        f.create_dataset("first_row", data=row)
+        f.attrs["nd"], f.attrs["nm"], f.attrs["nt"] = nd, nm, nt
+        f.attrs["triangular"] = 0
+
+
+def write_problem(tmp_path, general=False, seed=4):
+    rng = np.random.default_rng(seed)
+    column = rng.standard_normal((ND, NM, NT))
+    row = None
+    if general:
+        row = rng.standard_normal((ND, NM, NT))
+        row[:, :, 0] = column[:, :, 0]
+        write_general_operator(tmp_path / "F.h5", column, row)
+        op = tmp_path / "F.h5"
+    else:
+        np.save(tmp_path / "F.npy", column)
+        op = tmp_path / "F.npy"
+    d = rng.standard_normal((ND, NT))
+    np.save(tmp_path / "d.npy", d)
+    return op, column, row, d
+
+
+ALPHAS = [1e-2, 1e-1, 1.0, 10.0]
+CASES = [  # (general, --reg, k, with a Laplacian)
+    (False, "identity", 0, False), (True, "dt1", 1, False), (False, "dt2", 2, False),
+    (True, "dt1", 1, True)]
+
+
+@pytest.mark.parametrize("general,reg,k,laplacian", CASES)
+def test_path_equals_the_dense_embedded_problem(tmp_path, general, reg, k, laplacian):
+    op, column, row, d = write_problem(tmp_path, general)
+    extra, lap = [], None
+    if laplacian:
+        lap = path_laplacian(NM)
+        np.save(tmp_path / "lap.npy", lap)
+        extra = ["--laplacian", tmp_path / "lap.npy", "--space-weight", 0.8]
+    done = shiftop("regpath", op, tmp_path / "d.npy", "--reg", reg, "--mass", 0.6,
+                   "--time-weight", 1.4, "--alphas", ",".join(map(str, ALPHAS)), "-o",
+                   tmp_path / "m.npy", "--json", *extra)
+    out = json.loads(done.stdout)
+    cr = regulariser(NM, NT, 0.6, k, 1.4, lap, 0.8)
+    want = dense_path(circulant(column, row), cr, d, ALPHAS)
+    assert out["alphas"] == ALPHAS
+    for key, index in (("residual_norms", 0), ("seminorms", 1), ("gcv", 2)):
+        expected = np.array([w[index] for w in want])
+        # Measured at most ~1e-14 relative; bound 1e-10 (the GSVD's X may be ill-conditioned).
+        assert np.allclose(out[key], expected, rtol=1e-10, atol=0), key
+    gcv = [w[2] for w in want]
+    assert out["gcv_choice"] == int(np.argmin(gcv))
+    assert out["choose"] == "gcv" and out["chosen"] == out["gcv_choice"]
+    assert out["alpha"] == ALPHAS[out["chosen"]]
+    assert out["approximation"] == "circulant"
+    assert 0 <= out["lcurve_corner"] < len(ALPHAS)
+    m = np.load(tmp_path / "m.npy")
+    assert m.shape == (NM, NT) and m.dtype == np.float64
+    full = want[out["chosen"]][3].reshape(NM, 2 * NT)
+    assert np.linalg.norm(m - full[:, :NT]) <= 1e-10 * np.linalg.norm(full[:, :NT])
+    assert (out["exact_solve"] is None) == (reg != "identity" or laplacian)
+
+
+def test_table_note_and_the_exact_solve_it_names(tmp_path):
+    op, column, _, d = write_problem(tmp_path)
+    text = shiftop("regpath", op, tmp_path / "d.npy", "--mass", 0.5, "--alphas",
+                   "LOG:1e-2:1e1:7", "--choose", "lcurve", "-o", tmp_path / "m.npy").stdout
+    lines = text.splitlines()
+    assert sum("<- GCV" in line for line in lines) == 1
+    assert sum("<- L-curve" in line for line in lines) == 1
+    assert sum("(chosen)" in line and "<- L-curve" in line for line in lines) == 1
+    assert len([line for line in lines if line.strip()[:1].isdigit()]) == 7
+    assert "CIRCULANT APPROXIMATION" in text
+    command = next(line for line in lines if "shiftop solve --operator" in line)
+    args = command[command.index("shiftop solve") + len("shiftop solve"):].split()
+    variance = float(args[args.index("--prior-variance") + 1])
+    alpha = 1 / (0.5 * np.sqrt(variance))  # the variance is printed in full, the table rounds
+    chosen = next(line for line in lines if "(chosen)" in line)
+    assert float(chosen.split()[0]) == pytest.approx(alpha, rel=1e-4)
+    assert alpha in np.geomspace(1e-2, 1e1, 7) or np.isclose(np.geomspace(1e-2, 1e1, 7),
+                                                             alpha, rtol=1e-12).any()
+    # The named command solves the Toeplitz Tikhonov problem with this alpha exactly.
+    args[args.index("-o") + 1] = str(tmp_path / "exact.npy")
+    shiftop("solve", *args, "--tol", 1e-13)
+    f = dense(column)
+    exact = np.linalg.solve(f.T @ f + (alpha * 0.5) ** 2 * np.eye(NM * NT), f.T @ d.ravel())
+    got = np.load(tmp_path / "exact.npy").ravel()
+    assert np.linalg.norm(got - exact) <= 1e-8 * np.linalg.norm(exact)
+
+
+def refused(tmp_path, *args):
+    run = shiftop("regpath", *args, check=False)
+    assert run.returncode == 1, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    return run.stderr
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--mass", 0], "--mass: expected a positive number"),
+    (["--mass", "nan"], "--mass: expected a positive number"),
+    (["--time-weight", -1], "--time-weight: expected a finite number >= 0"),
+    (["--alphas", "1,0.1"], "expected increasing values"),
+    (["--alphas", "0.1,0"], "expected positive finite numbers"),
+    (["--alphas", "0.1,x"], "'x' is not a number"),
+    (["--alphas", "LOG:1:0.1:3"], "expected 0 < MIN <= MAX"),
+    (["--alphas", "LOG:0.1:1:2.5"], "expected COUNT an integer"),
+    (["--alphas", "LOG:0.1:1"], "expected LOG:MIN:MAX:COUNT"),
+    (["--plot", "p.txt"], "expected a file name ending in .png, .svg or .pdf"),
+])
+def test_bad_options_are_refused(tmp_path, extra, message):
+    op, *_ = write_problem(tmp_path)
+    extra = [tmp_path / e if isinstance(e, str) and e.endswith(".txt") else e for e in extra]
+    err = refused(tmp_path, op, tmp_path / "d.npy", "-o", tmp_path / "m.npy", *extra)
+    assert message in err
+    assert not (tmp_path / "m.npy").exists()
+
+
+def test_bad_files_are_refused(tmp_path):
+    op, *_ = write_problem(tmp_path)
+    d = tmp_path / "d.npy"
+    np.save(tmp_path / "lap.npy", np.eye(2))
+    assert "--laplacian" in refused(tmp_path, op, d, "--laplacian", tmp_path / "lap.npy")
+    lap = path_laplacian(NM)
+    lap[0, 2] = 1.0
+    np.save(tmp_path / "lap.npy", lap)
+    assert "not symmetric" in refused(tmp_path, op, d, "--laplacian", tmp_path / "lap.npy")
+    np.save(tmp_path / "wrong.npy", np.ones((NM, NT)))
+    assert "expected one data vector of Nd = 2 blocks x Nt = 5 steps" in refused(
+        tmp_path, op, tmp_path / "wrong.npy")
+    bad = np.ones((ND, NT))
+    bad[1, 3] = np.nan
+    np.save(tmp_path / "nan.npy", bad)
+    assert "nan.npy" in refused(tmp_path, op, tmp_path / "nan.npy", "-o", tmp_path / "m.npy")
+    assert "nope.npy" in refused(tmp_path, tmp_path / "nope.npy", d)
+    assert "--output" in refused(tmp_path, op, d, "-o", d)  # an output that is an input
+    assert not (tmp_path / "m.npy").exists()
+
+
+def plotter_available():
+    python = os.environ.get("SHIFTOP_PYTHON", "python3")
+    probe = subprocess.run([python, "-c", "from shiftop.plot import regpath"],
+                           capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not plotter_available(),
+                    reason="the tool's Python cannot import shiftop.plot.regpath")
+def test_plot(tmp_path):
+    op, *_ = write_problem(tmp_path)
+    shiftop("regpath", op, tmp_path / "d.npy", "--alphas", "LOG:1e-3:1e1:9", "--plot",
+            tmp_path / "p.png")
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["F.npy", "d.npy", "p.png"]

@@ -16,6 +16,7 @@ or 1 with one line "shiftop.plot: error: ..." on stderr for a bad input, 2 for b
 import math
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator, NullFormatter
 
 from ._files import field, load_json, output_format, save
 
@@ -60,6 +61,16 @@ def _positive(values):
     return [v if v > 0 else floor for v in values]
 
 
+def _readable_log_ticks(axis, values):
+    """A log axis over less than about a decade has only minor ticks, whose labels overlap:
+    there, a few plain ticks instead."""
+    low, high = min(values), max(values)
+    if high < 20 * low:
+        axis.set_major_locator(MaxNLocator(4))
+        axis.set_major_formatter(FormatStrFormatter("%.3g"))
+        axis.set_minor_formatter(NullFormatter())
+
+
 def new_figure():
     """A Figure with the two Axes draw_regpath fills (L-curve, GCV)."""
     figure = Figure(figsize=(10.0, 4.4), layout="constrained")
@@ -85,6 +96,8 @@ def draw_regpath(ax_lcurve, ax_gcv, source, *, title=None):
                       color="#2c7fb8", zorder=5, label=f"GCV choice: alpha = {alphas[choice]:.4g}")
     ax_lcurve.set_xscale("log")
     ax_lcurve.set_yscale("log")
+    _readable_log_ticks(ax_lcurve.xaxis, residual)
+    _readable_log_ticks(ax_lcurve.yaxis, seminorm)
     ax_lcurve.set_xlabel("residual norm ||C_F m - [d; 0]||")
     ax_lcurve.set_ylabel("seminorm ||C_R m||")
     ax_lcurve.set_title("L-curve", fontsize=10)
@@ -98,6 +111,7 @@ def draw_regpath(ax_lcurve, ax_gcv, source, *, title=None):
                    label=f"L-curve corner: alpha = {alphas[corner]:.4g}")
     ax_gcv.set_xscale("log")
     ax_gcv.set_yscale("log")
+    _readable_log_ticks(ax_gcv.yaxis, gcv)
     ax_gcv.set_xlabel("alpha")
     ax_gcv.set_ylabel("GCV(alpha)")
     ax_gcv.set_title("generalized cross-validation", fontsize=10)

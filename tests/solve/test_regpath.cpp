@@ -326,7 +326,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{{2, 3, 4}, false, Kind::Dt2}, Case{{2, 3, 4}, true, Kind::LaplacianDt1},
                       Case{{3, 5, 7}, true, Kind::Identity}, Case{{3, 5, 7}, false, Kind::Dt1},
                       Case{{3, 5, 7}, true, Kind::Dt2}, Case{{3, 5, 7}, false, Kind::LaplacianDt1},
-                      Case{{4, 2, 5}, true, Kind::LaplacianDt1}, Case{{5, 3, 2}, false, Kind::Dt2}),
+                      Case{{4, 2, 5}, true, Kind::LaplacianDt1}, Case{{5, 3, 2}, false, Kind::Dt2},
+                      // Nt+1 = 18 frequencies: the FFT series' stride pads to 20.
+                      Case{{3, 4, 17}, true, Kind::Dt1}),
     name);
 
 // A symbol against the dense stencils' DFT: R^[w] = sum_t R_t exp(-2 pi i w t / L).
@@ -349,6 +351,24 @@ TEST(Regulariser, SymbolRowsAndEntries) {
   EXPECT_EQ(symbol[6 + 0], std::complex<double>(1.7));      // Lap(0,0) = 1
   EXPECT_EQ(symbol[6 + 1], std::complex<double>(-1.7));     // Lap(1,0) = -1
   EXPECT_EQ(symbol[9 + 6 + 1], std::complex<double>(3.4));  // Lap(1,1) = 2, column 1
+}
+
+// Every frequency is its own work item: the thread count changes nothing, bit for bit.
+TEST(RegPathThreads, ResultsDoNotDependOnTheThreadCount) {
+  const Problem p = make_problem({{3, 4, 9}, true, Kind::LaplacianDt1}, 99);
+  RegPathOptions one, two;
+  one.threads = 1;
+  two.threads = 2;
+  const RegularizationPath a(p.column, p.row, p.shape, p.regulariser, p.data, one);
+  const RegularizationPath b(p.column, p.row, p.shape, p.regulariser, p.data, two);
+  const std::vector<double> alphas = {1e-3, 0.3, 30.0};
+  const auto pa = a.evaluate(alphas), pb = b.evaluate(alphas);
+  for (std::size_t k = 0; k < alphas.size(); ++k) {
+    EXPECT_EQ(pa[k].residual_norm, pb[k].residual_norm);
+    EXPECT_EQ(pa[k].seminorm, pb[k].seminorm);
+    EXPECT_EQ(pa[k].gcv, pb[k].gcv);
+    EXPECT_EQ(a.solve(alphas[k]), b.solve(alphas[k]));
+  }
 }
 
 std::vector<PathPoint> synthetic(const std::vector<double>& residual,

@@ -224,3 +224,46 @@ def test_plot(tmp_path):
             tmp_path / "p.png")
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["F.npy", "d.npy", "p.png"]
+
+
+# --- --backend ---------------------------------------------------------------------------------
+
+def have_gpu():
+    return bool(json.loads(shiftop("info", "--devices", "--json").stdout)["cuda_devices"])
+
+
+def test_backend_cuda_without_a_gpu_exits_1_naming_the_problem(tmp_path):
+    if have_gpu():
+        pytest.skip("a GPU is visible: --backend cuda runs (test_backend_cuda_equals_cpu)")
+    op, *_ = write_problem(tmp_path)
+    run = shiftop("regpath", op, tmp_path / "d.npy", "--backend", "cuda", "-o",
+                  tmp_path / "m.npy", check=False)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and len(lines) == 1, run.stderr
+    assert "--backend cuda" in lines[0], lines[0]
+    assert not (tmp_path / "m.npy").exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("general,reg,k,laplacian", CASES)
+def test_backend_cuda_equals_cpu(tmp_path, general, reg, k, laplacian):
+    """The GSVDs on the GPU: the same path and solution as on the CPU within rounding. Selected
+    without a GPU, it fails naming why (scripts/gpu-check runs -m gpu)."""
+    if not have_gpu():
+        pytest.fail("the gpu tests need a CUDA device: `shiftop info --devices` lists none")
+    op, *_ = write_problem(tmp_path, general)
+    extra = []
+    if laplacian:
+        np.save(tmp_path / "lap.npy", path_laplacian(NM))
+        extra = ["--laplacian", tmp_path / "lap.npy"]
+    outs = {}
+    for backend in ("cpu", "cuda"):
+        done = shiftop("regpath", op, tmp_path / "d.npy", "--reg", reg, "--alphas",
+                       "LOG:1e-3:1e2:11", "--backend", backend, "-o", tmp_path / f"{backend}.npy",
+                       "--json", *extra)
+        outs[backend] = json.loads(done.stdout)
+    for key in ("residual_norms", "seminorms", "gcv"):
+        # Not yet measured on a GPU (written without one); tighten once measured.
+        assert np.allclose(outs["cuda"][key], outs["cpu"][key], rtol=1e-9, atol=0), key
+    cpu, gpu = np.load(tmp_path / "cpu.npy"), np.load(tmp_path / "cuda.npy")
+    assert np.linalg.norm(gpu - cpu) <= 1e-9 * np.linalg.norm(cpu)

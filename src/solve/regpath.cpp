@@ -15,8 +15,7 @@
 #include <lapacke.h>
 
 #include "backend/cpu/fftw_plan.hpp"
-#include "backend/cpu/planar.hpp"
-#include "btt/kernel_spectrum.hpp"
+#include "btt/frequency_blocks.hpp"
 #include "core/aligned_buffer.hpp"
 #include "require_finite.hpp"
 #include "shiftop/btt/op.hpp"
@@ -80,37 +79,6 @@ void validate_kernels(std::span<const double> first_column, std::span<const doub
             "{} vs {}; both hold the diagonal block F_0",
             k / shape.nm, k % shape.nm, first_row[at], first_column[at]);
   }
-}
-
-// The unscaled F^[w] = sum_t F_t exp(-2 pi i w t / L), w = 0..Nt, each Nd x Nm column-major,
-// from btt's setup (which folds the inverse FFT's 1/L in: undone here).
-std::vector<Complex> frequency_blocks(std::span<const double> first_column,
-                                      std::span<const double> first_row, const Shape& shape,
-                                      int threads) {
-  const index_t nfreq = btt::frequencies(shape);
-  const auto ld = static_cast<index_t>(
-      round_up(static_cast<std::size_t>(shape.nm), static_cast<std::size_t>(cpu::kLanes<double>)));
-  // FFTW's new-array execute wants strides of whole 64-byte lines (4 complex doubles).
-  const auto stride = static_cast<index_t>(round_up(static_cast<std::size_t>(nfreq), 4));
-  AlignedBuffer<double> planar(static_cast<std::size_t>(nfreq * 2 * shape.nd * ld));
-  {
-    AlignedBuffer<double> series(static_cast<std::size_t>(shape.nm * 2 * stride));
-    btt::compute_kernel_spectrum(first_column, first_row, shape, {planar.data(), shape.nd, ld},
-                                 {series.data(), series.size()}, stride, threads);
-  }
-  const index_t size = shape.nd * shape.nm;
-  const auto scale = static_cast<double>(btt::padded_length(shape));
-  std::vector<Complex> blocks(static_cast<std::size_t>(nfreq * size));
-  const cpu::PlanarSpectrum<double> spectrum{planar.data(), shape.nd, ld};
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (index_t w = 0; w < nfreq; ++w) {
-    const cpu::PlanarRows<double> rows = spectrum.at(w);
-    Complex* block = blocks.data() + w * size;
-    for (index_t i = 0; i < shape.nd; ++i)
-      for (index_t j = 0; j < shape.nm; ++j)
-        block[i + j * shape.nd] = scale * Complex(rows.re[i * ld + j], rows.im[i * ld + j]);
-  }
-  return blocks;
 }
 
 }  // namespace
@@ -221,7 +189,9 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
   Impl& im = *impl_;
 
   // The pairs (F^[w], R^[w]), w = 0..Nt, and their GSVDs.
-  const std::vector<Complex> f = frequency_blocks(first_column, first_row, shape, threads);
+  const std::vector<Complex> f =
+      btt::frequency_blocks(first_column, first_row, shape, btt::BlockLayout::ColumnMajor,
+                            static_cast<double>(period), threads);
   const index_t p = regulariser.rows(nm);
   std::vector<Complex> g(static_cast<std::size_t>(nfreq * p * nm));
   for (index_t w = 0; w < nfreq; ++w) {

@@ -7,8 +7,7 @@
 #include <complex>
 #include <limits>
 
-#include "btt/kernel_spectrum.hpp"
-#include "core/aligned_buffer.hpp"
+#include "btt/frequency_blocks.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
@@ -52,47 +51,15 @@ void validate(std::span<const double> first_column, std::span<const double> firs
   }
 }
 
-// F^[w] / (2*Nt) for w = 0..Nt as a batch of column-major complex matrices, each stored tall
-// (F^[w] when Nd >= Nm, else its transpose, which has the same singular values) so that the
-// Jacobi SVD needs no transposition.
-std::vector<std::complex<double>> scaled_blocks(std::span<const double> first_column,
-                                                std::span<const double> first_row,
-                                                const Shape& shape, int threads) {
-  const index_t nfreq = btt::frequencies(shape);
-  const index_t ld =
-      (shape.nm + cpu::kLanes<double> - 1) / cpu::kLanes<double> * cpu::kLanes<double>;
-  // FFTW's new-array execute wants strides of whole 64-byte lines (4 complex doubles).
-  const index_t stride = (nfreq + 3) / 4 * 4;
-  AlignedBuffer<double> planar(static_cast<std::size_t>(nfreq * 2 * shape.nd * ld));
-  {
-    AlignedBuffer<double> series(static_cast<std::size_t>(shape.nm * 2 * stride));
-    btt::compute_kernel_spectrum(first_column, first_row, shape, {planar.data(), shape.nd, ld},
-                                 {series.data(), series.size()}, stride, threads);
-  }
-  const bool tall = shape.nd >= shape.nm;
-  const index_t row_step = tall ? 1 : shape.nm, col_step = tall ? shape.nd : 1;
-  const index_t size = shape.nd * shape.nm;
-  std::vector<std::complex<double>> blocks(static_cast<std::size_t>(nfreq * size));
-  const cpu::PlanarSpectrum<double> spectrum{planar.data(), shape.nd, ld};
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (index_t w = 0; w < nfreq; ++w) {
-    const cpu::PlanarRows<double> rows = spectrum.at(w);
-    std::complex<double>* block = blocks.data() + w * size;
-    for (index_t i = 0; i < shape.nd; ++i)
-      for (index_t j = 0; j < shape.nm; ++j)
-        block[i * row_step + j * col_step] = {rows.re[i * ld + j], rows.im[i * ld + j]};
-  }
-  return blocks;
-}
-
 }  // namespace
 
 Spectrum spectrum(std::span<const double> first_column, std::span<const double> first_row,
                   const Shape& shape, const SpectrumOptions& options) {
   validate(first_column, first_row, shape, options);
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  // F^[w] / (2*Nt), each stored tall so that the Jacobi SVD needs no transposition.
   const std::vector<std::complex<double>> blocks =
-      scaled_blocks(first_column, first_row, shape, threads);
+      btt::frequency_blocks(first_column, first_row, shape, btt::BlockLayout::Tall, 1.0, threads);
 
   Spectrum result;
   result.shape = shape;

@@ -36,14 +36,6 @@ struct GsvdCliOptions {
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 constexpr const char* kVectorFiles[] = {"u", "v", "x", "sigma_f", "sigma_g"};
 
-svd::Variant parse_variant(const std::string& text) {
-  if (text == "auto") return svd::Variant::Auto;
-  if (text == "pointwise") return svd::Variant::Pointwise;
-  if (text == "block-oriented") return svd::Variant::BlockOriented;
-  if (text == "full-block") return svd::Variant::FullBlock;
-  fail("--variant: expected {}, got '{}'", kVariantNames, text);
-}
-
 std::string vectors_path(const std::string& prefix, const char* which) {
   return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
 }
@@ -150,7 +142,7 @@ void run(const GsvdCliOptions& o) {
   check_paths({{"--f", o.f}, {"--g", o.g}}, outputs);
   svd::GsvdOptions options;
   options.compute_vectors = !o.vectors.empty();
-  options.variant = parse_variant(o.variant);
+  options.variant = svd::parse_variant(o.variant);
   options.strategy = svd::parse_strategy_kind(o.strategy);
   options.block_width = o.block_width;
   options.threads = o.threads;

@@ -34,14 +34,6 @@ struct SvdOptions {
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 
-svd::Variant parse_variant(const std::string& text) {
-  if (text == "auto") return svd::Variant::Auto;
-  if (text == "pointwise") return svd::Variant::Pointwise;
-  if (text == "block-oriented") return svd::Variant::BlockOriented;
-  if (text == "full-block") return svd::Variant::FullBlock;
-  fail("--variant: expected {}, got '{}'", kVariantNames, text);
-}
-
 std::string vectors_path(const std::string& prefix, const char* which) {
   return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
 }
@@ -141,7 +133,7 @@ void run(const SvdOptions& o) {
   svd::JacobiOptions options;
   options.compute_u = options.compute_v = !o.vectors.empty();
   options.n_plus = o.hyperbolic;
-  options.variant = parse_variant(o.variant);
+  options.variant = svd::parse_variant(o.variant);
   options.strategy = svd::parse_strategy_kind(o.strategy);
   options.threads = o.threads;
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "result_arrays.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/solve/regpath.hpp"
@@ -44,43 +45,6 @@ using namespace nb::literals;
 namespace shiftop::python {
 namespace {
 
-/// A new NumPy array of `shape` that owns `values` (moved, not copied).
-template <class T, std::size_t N>
-nb::ndarray<nb::numpy, T> owned_array(std::vector<T>&& values,
-                                      const std::array<std::size_t, N>& shape) {
-  auto* owner = new std::vector<T>(std::move(values));
-  nb::capsule free(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T>(owner->data(), N, shape.data(), free);
-}
-
-#ifdef SHIFTOP_HAVE_CUDA
-// Restores the calling thread's current CUDA device on leaving the scope (a context switches to
-// its own); where there is none to restore (no GPU), the GPU run itself says why it cannot run.
-class CurrentDevice {
- public:
-  CurrentDevice() : saved_(cudaGetDevice(&device_) == cudaSuccess) {}
-  ~CurrentDevice() {
-    if (saved_) (void)cudaSetDevice(device_);
-  }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int device_ = 0;
-  bool saved_ = false;
-};
-#else
-struct [[maybe_unused]] CurrentDevice {};
-#endif
-
-svd::Variant parse_variant(const std::string& text) {
-  if (text == "auto") return svd::Variant::Auto;
-  if (text == "pointwise") return svd::Variant::Pointwise;
-  if (text == "block-oriented") return svd::Variant::BlockOriented;
-  if (text == "full-block") return svd::Variant::FullBlock;
-  fail("variant '{}': expected 'auto', 'pointwise', 'block-oriented' or 'full-block'", text);
-}
-
 svd::GsvdOptions gsvd_options(bool compute_vectors, const std::string& variant,
                               const std::string& strategy, std::int64_t block_width, int threads,
                               int max_sweeps) {
@@ -92,7 +56,7 @@ svd::GsvdOptions gsvd_options(bool compute_vectors, const std::string& variant,
           max_sweeps);
   svd::GsvdOptions options;
   options.compute_vectors = compute_vectors;
-  options.variant = parse_variant(variant);
+  options.variant = svd::parse_variant(variant);
   options.strategy = svd::parse_strategy_kind(strategy);
   options.block_width = static_cast<index_t>(block_width);
   options.threads = threads;
@@ -174,8 +138,8 @@ nb::dict gsvd_batched(const PairArray<T>& f, const PairArray<T>& g, bool compute
     nb::gil_scoped_release unlocked;
     if (device) {
       const CurrentDevice restore;
-      const std::shared_ptr<gpu::Context> context = gpu::Context::create(*device);
-      result = svd::gsvd_hz_batched(*context, f.data(), lf.ld, lf.stride, g.data(), lg.ld,
+      const HeldContext held(*device);
+      result = svd::gsvd_hz_batched(*held.get(), f.data(), lf.ld, lf.stride, g.data(), lg.ld,
                                     lg.stride, batch, m, p, n, options);
     } else if (batch == 1) {
       // One pair: gsvd_hz's OpenMP level over the disjoint pairs of a step (section 3.3.1).
@@ -261,7 +225,8 @@ class PyRegPath {
     options.gsvd = gsvd_options(true, variant, strategy, 0, threads, 0);
     nb::gil_scoped_release unlocked;
     const CurrentDevice restore;
-    if (device) options.context = gpu::Context::create(*device);
+    std::optional<HeldContext> held;
+    if (device) options.context = held.emplace(*device).get();
     path_ = std::make_unique<solve::RegularizationPath>(
         std::span<const double>(first_column.data(), first_column.size()), row, shape, reg,
         std::span<const double>(data.data(), data.size()), options);

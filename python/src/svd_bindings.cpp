@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "result_arrays.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
@@ -45,76 +46,6 @@ using namespace nb::literals;
 
 namespace shiftop::python {
 namespace {
-
-/// A new NumPy array of `shape` that owns `values` (moved, not copied).
-template <class T, std::size_t N>
-nb::ndarray<nb::numpy, T> owned_array(std::vector<T>&& values,
-                                      const std::array<std::size_t, N>& shape) {
-  auto* owner = new std::vector<T>(std::move(values));
-  nb::capsule free(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T>(owner->data(), N, shape.data(), free);
-}
-
-#ifdef SHIFTOP_HAVE_CUDA
-// Restores the calling thread's current CUDA device on leaving the scope; where there is none to
-// restore (no GPU), the GPU run itself says why it cannot run.
-class CurrentDevice {
- public:
-  CurrentDevice() : saved_(cudaGetDevice(&device_) == cudaSuccess) {}
-  ~CurrentDevice() {
-    if (saved_) (void)cudaSetDevice(device_);
-  }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int device_ = 0;
-  bool saved_ = false;
-};
-#else
-// Without CUDA there is no current device (and no GPU run).
-struct [[maybe_unused]] CurrentDevice {};
-#endif
-
-// The context of GPU `device` for the calls below, held by the calling thread while this lives.
-// One per device, made on first use and kept: a context (a stream, a cuBLAS handle and its 32 MB
-// workspace) costs more to make than a small batch costs to solve. A context is driven by one host
-// thread at a time, hence the device's mutex; take it with the GIL released, or a thread waiting
-// for it would keep the GIL from the holder. The contexts are never destroyed: at exit, static
-// destructors may run after the CUDA runtime has shut down.
-class HeldContext {
- public:
-  explicit HeldContext(int device) : slot_(slot(device)), lock_(slot_.mutex) {
-    if (!slot_.context) slot_.context = gpu::Context::create(device);
-  }
-  const std::shared_ptr<gpu::Context>& get() const { return slot_.context; }
-
- private:
-  struct Slot {
-    std::mutex mutex;
-    std::shared_ptr<gpu::Context> context;
-  };
-  struct Slots {
-    std::mutex mutex;
-    std::map<int, Slot> by_device;  // a map's elements stay where they are
-  };
-  static Slot& slot(int device) {
-    static auto* const slots = new Slots();  // never freed: see above
-    const std::lock_guard lock(slots->mutex);
-    return slots->by_device[device];
-  }
-
-  Slot& slot_;
-  std::unique_lock<std::mutex> lock_;
-};
-
-svd::Variant parse_variant(const std::string& text) {
-  if (text == "auto") return svd::Variant::Auto;
-  if (text == "pointwise") return svd::Variant::Pointwise;
-  if (text == "block-oriented") return svd::Variant::BlockOriented;
-  if (text == "full-block") return svd::Variant::FullBlock;
-  fail("variant '{}': expected 'auto', 'pointwise', 'block-oriented' or 'full-block'", text);
-}
 
 /// Where the library finds matrix b of a NumPy batch (batch, r, c): the column-major
 /// rows x cols matrix at data + b * stride with leading dimension lda. transposed: the NumPy
@@ -181,7 +112,7 @@ svd::JacobiOptions jacobi_options(bool compute_uv, std::int64_t n_plus, const st
   options.compute_u = compute_uv;
   options.compute_v = compute_uv;
   options.n_plus = n_plus >= 0 ? static_cast<index_t>(n_plus) : -1;
-  options.variant = parse_variant(variant);
+  options.variant = svd::parse_variant(variant);
   options.strategy = svd::parse_strategy_kind(strategy);
   options.rank_tolerance = rank_tolerance;
   return options;

@@ -161,7 +161,7 @@ def test_bad_pairs_are_refused_with_one_line_and_no_output(tmp_path, make, messa
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--variant", "blocked"], "--variant: expected auto, pointwise"),
+    (["--variant", "blocked"], "variant: expected auto, pointwise"),
     (["--strategy", "zigzag"], "zigzag"),
     (["--max-sweeps", "-1"], "--max-sweeps"),
     (["--block-width", "x"], "--block-width"),

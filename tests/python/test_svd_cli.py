@@ -157,7 +157,7 @@ def test_bad_matrices_keep_the_existing_output(tmp_path, make, message):
 @pytest.mark.parametrize("args,message", [
     (["--hyperbolic", "99"], "--hyperbolic 99: expected 0 <= NPLUS <= 3, the columns"),
     (["--hyperbolic", "-1"], "--hyperbolic"),
-    (["--variant", "blocky"], "--variant: expected auto, pointwise, block-oriented or full-block"),
+    (["--variant", "blocky"], "variant: expected auto, pointwise, block-oriented or full-block"),
     (["--strategy", "zigzag"], "zigzag"),
     (["--dataset", "x"], "--dataset x"),
 ])

@@ -7,6 +7,8 @@
 
 #include <complex>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -34,6 +36,11 @@ enum class Variant {
   BlockOriented,  ///< block pairs shortened by Gram + Cholesky, one inner sweep per pair (2.1)
   FullBlock,      ///< block pairs shortened, the inner Jacobi run to convergence (2.1)
 };
+
+/// "auto", "pointwise", "block-oriented", "full-block".
+std::string to_string(Variant variant);
+/// The inverse of to_string; shiftop::Error naming the text and the accepted names otherwise.
+Variant parse_variant(std::string_view text);
 
 struct JacobiOptions {
   bool compute_u = false;

@@ -89,28 +89,12 @@ struct PairResult {
   bool qr = false;
 };
 
-// Gram + Cholesky is used when every squared column norm h_ii of the pair lies in
-// [rows * min_normal / eps^2, sqrt(max)]: below, the underflowed products g_ip * g_iq (each off by
-// at most min_normal) could reach eps^2 * ||g_p|| ||g_q||, a visible part of the relative
-// orthogonality threshold; above, the inner method's dot products of R's columns (up to
-// ||g_p|| ||g_q||) could overflow. It is also abandoned when the Cholesky factorisation fails or
+// Gram + Cholesky is used when every squared column norm of the pair is in range (gram_is_safe,
+// svd/dense_kernels.hpp). It is abandoned when the Cholesky factorisation fails or
 // a pivot keeps less than sqrt(eps) of its h_ii (cancellation in r_ii^2 = h_ii - sum |r_ki|^2
 // would leave fewer than half the digits). Then R_pq comes from Householder QR of the pair (2.8).
 // A less accurate R_pq costs convergence, not accuracy: V'_pq is applied to G itself, and the
 // final block-sweep's orthogonality test rests on Gram entries accurate to eps ||g_p|| ||g_q||.
-template <class T>
-bool gram_is_safe(const T* h, index_t c, index_t rows) {
-  using R = Real<T>;
-  constexpr R eps = std::numeric_limits<R>::epsilon();
-  const R low = static_cast<R>(rows) * (std::numeric_limits<R>::min() / eps / eps);
-  const R high = std::sqrt(std::numeric_limits<R>::max());
-  for (index_t i = 0; i < c; ++i) {
-    const R d = std::real(h[i + i * c]);
-    if (!(d >= low && d <= high)) return false;
-  }
-  return true;
-}
-
 template <class T>
 PairResult process_pair(T* g, index_t rows, index_t ldg, T* v, index_t v_rows, index_t ldv,
                         std::span<const std::int8_t> signs, index_t p0, index_t wp, index_t q0,

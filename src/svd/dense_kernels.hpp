@@ -235,4 +235,22 @@ void postmultiply(const Real<T>* re, const Real<T>* im, index_t ld, index_t rows
   }
 }
 
+/// Whether a pivot block pair may be shortened by Gram + Cholesky: every squared column norm
+/// h_ii (the diagonal of the c x c Gram matrix h) lies in [rows * min_normal / eps^2, sqrt(max)].
+/// Below, the underflowed products (each off by at most min_normal) could reach eps^2 times the
+/// norms' product, a visible part of the relative orthogonality threshold; above, the inner
+/// method's dot products of R's columns could overflow. Otherwise QR shortens the pair.
+template <class T>
+bool gram_is_safe(const T* h, index_t c, index_t rows) {
+  using R = Real<T>;
+  constexpr R eps = std::numeric_limits<R>::epsilon();
+  const R low = static_cast<R>(rows) * (std::numeric_limits<R>::min() / eps / eps);
+  const R high = std::sqrt(std::numeric_limits<R>::max());
+  for (index_t i = 0; i < c; ++i) {
+    const R d = std::real(h[i + i * c]);
+    if (!(d >= low && d <= high)) return false;
+  }
+  return true;
+}
+
 }  // namespace shiftop::svd::detail

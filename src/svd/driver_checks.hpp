@@ -1,6 +1,6 @@
 // The argument checks of the Jacobi (H)SVD drivers, shared by the CPU driver (svd/jacobi.cpp) and
-// its GPU twin (svd/cuda/jacobi_batched.cpp) so that both refuse the same inputs with the same
-// messages.
+// its GPU twin (svd/cuda/jacobi_batched.cpp), and of the GSVD drivers (svd/gsvd.cpp,
+// svd/cuda/gsvd_batched.cpp), so that both twins refuse the same inputs with the same messages.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "shiftop/core/error.hpp"
+#include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "svd/dense_kernels.hpp"
 
@@ -38,6 +39,33 @@ inline void validate_batch(index_t batch, index_t n, index_t lda, index_t stride
   require(batch <= 1 || stride >= lda * n, "stride: expected >= lda * n = {}, got {}", lda * n,
           stride);
   require(batch == 0 || a != nullptr, "a: expected a matrix, got a null pointer");
+}
+
+inline constexpr int kDefaultGsvdSweeps = 50;  // the thesis' limit (section 3.5)
+
+/// The GSVD's sizes and options, and (batch >= 1) its batch layout and pointers.
+inline void validate_gsvd(index_t batch, index_t m, index_t p, index_t n, index_t ldf,
+                          index_t stride_f, index_t ldg, index_t stride_g, const void* f,
+                          const void* g, const GsvdOptions& options) {
+  require(m >= 1 && p >= 1 && n >= 1,
+          "gsvd: expected F of m x n and G of p x n with m, p, n >= 1, got m = {}, p = {}, n = {}",
+          m, p, n);
+  require(ldf >= m, "ldf: expected >= m = {}, got {}", m, ldf);
+  require(ldg >= p, "ldg: expected >= p = {}, got {}", p, ldg);
+  require(p >= n, "g: G is {} x {} with p < n: not of full column rank", p, n);
+  require(options.block_width >= 0, "block_width: expected >= 0 (0: chosen from n), got {}",
+          options.block_width);
+  require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
+          options.threads);
+  require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
+          kDefaultGsvdSweeps, options.max_sweeps);
+  require(batch >= 0, "batch: expected >= 0, got {}", batch);
+  require(batch <= 1 || stride_f >= ldf * n, "stride_f: expected >= ldf * n = {}, got {}", ldf * n,
+          stride_f);
+  require(batch <= 1 || stride_g >= ldg * n, "stride_g: expected >= ldg * n = {}, got {}", ldg * n,
+          stride_g);
+  require(batch == 0 || f != nullptr, "f: expected a matrix, got a null pointer");
+  require(batch == 0 || g != nullptr, "g: expected a matrix, got a null pointer");
 }
 
 template <class T>

@@ -26,7 +26,6 @@ namespace {
 
 using detail::check_entries;
 
-constexpr int kDefaultMaxSweeps = 50;  // the thesis' limit (section 3.5)
 // HZ-BO-32 of Table 3.2.
 constexpr index_t kDefaultBlockWidth = 32;
 // Variant::Auto: pointwise below this n, block-oriented from it. Measured on the shared 2-core
@@ -35,22 +34,6 @@ constexpr index_t kDefaultBlockWidth = 32;
 // 0.80, 1.18 s; n = 512: 6.9, 9.1, 8.6 s (another run: 6.9, 5.0, 4.4 s). Blocking does not pay
 // below 512 here; 1024 was not measured.
 constexpr index_t kAutoBlockedFrom = 1024;
-
-void validate(index_t m, index_t p, index_t n, index_t ldf, index_t ldg,
-              const GsvdOptions& options) {
-  require(m >= 1 && p >= 1 && n >= 1,
-          "gsvd: expected F of m x n and G of p x n with m, p, n >= 1, got m = {}, p = {}, n = {}",
-          m, p, n);
-  require(ldf >= m, "ldf: expected >= m = {}, got {}", m, ldf);
-  require(ldg >= p, "ldg: expected >= p = {}, got {}", p, ldg);
-  require(p >= n, "g: G is {} x {} with p < n: not of full column rank", p, n);
-  require(options.block_width >= 0, "block_width: expected >= 0 (0: chosen from n), got {}",
-          options.block_width);
-  require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
-          options.threads);
-  require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
-          kDefaultMaxSweeps, options.max_sweeps);
-}
 
 // The power of 2 that brings `largest` into [1, 2) (1 for 0): an exact scaling.
 template <class R>
@@ -125,7 +108,7 @@ std::vector<T> inverse(std::vector<T> lu, index_t n) {
 template <class T>
 detail::HzCounts run_variant(const detail::HzColumns<T>& columns, const GsvdOptions& options,
                              int threads) {
-  const int max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : kDefaultMaxSweeps;
+  const int max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : detail::kDefaultGsvdSweeps;
   const index_t n = columns.n;
   Variant variant = options.variant;
   if (variant == Variant::Auto)
@@ -293,9 +276,7 @@ std::vector<Real<T>> GsvdResult<T>::values() const {
 template <class T>
 GsvdResult<T> gsvd_hz(const T* f, index_t m, index_t ldf, const T* g, index_t p, index_t ldg,
                       index_t n, const GsvdOptions& options) {
-  validate(m, p, n, ldf, ldg, options);
-  require(f != nullptr, "f: expected a matrix, got a null pointer");
-  require(g != nullptr, "g: expected a matrix, got a null pointer");
+  detail::validate_gsvd(1, m, p, n, ldf, ldf * n, ldg, ldg * n, f, g, options);
   const Real<T> max_f = check_entries(f, m, n, ldf, "f: F ");
   const Real<T> max_g = check_entries(g, p, n, ldg, "g: G ");
   return solve(f, m, ldf, g, p, ldg, n, max_f, max_g, options, thread_count(options));
@@ -305,14 +286,7 @@ template <class T>
 BatchedGsvdResult<T> gsvd_hz_batched(const T* f, index_t ldf, index_t stride_f, const T* g,
                                      index_t ldg, index_t stride_g, index_t batch, index_t m,
                                      index_t p, index_t n, const GsvdOptions& options) {
-  validate(m, p, n, ldf, ldg, options);
-  require(batch >= 0, "batch: expected >= 0, got {}", batch);
-  require(batch <= 1 || stride_f >= ldf * n, "stride_f: expected >= ldf * n = {}, got {}", ldf * n,
-          stride_f);
-  require(batch <= 1 || stride_g >= ldg * n, "stride_g: expected >= ldg * n = {}, got {}", ldg * n,
-          stride_g);
-  require(batch == 0 || f != nullptr, "f: expected a matrix, got a null pointer");
-  require(batch == 0 || g != nullptr, "g: expected a matrix, got a null pointer");
+  detail::validate_gsvd(batch, m, p, n, ldf, stride_f, ldg, stride_g, f, g, options);
   std::vector<Real<T>> max_f(static_cast<std::size_t>(batch)), max_g(max_f.size());
   for (index_t b = 0; b < batch; ++b) {
     max_f[static_cast<std::size_t>(b)] =

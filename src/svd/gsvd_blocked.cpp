@@ -40,21 +40,6 @@ struct PairWorkspace {
   }
 };
 
-// As svd/blocked.cpp: Gram + Cholesky only while every squared column norm lies where underflowed
-// or overflowing products cannot matter.
-template <class T>
-bool gram_is_safe(const T* h, index_t c, index_t rows) {
-  using R = Real<T>;
-  constexpr R eps = std::numeric_limits<R>::epsilon();
-  const R low = static_cast<R>(rows) * (std::numeric_limits<R>::min() / eps / eps);
-  const R high = std::sqrt(std::numeric_limits<R>::max());
-  for (index_t i = 0; i < c; ++i) {
-    const R d = std::real(h[i + i * c]);
-    if (!(d >= low && d <= high)) return false;
-  }
-  return true;
-}
-
 // The block pair's columns p0.., q0.. of x (rows x ..., ldx) as one rows x c panel.
 template <class T>
 void pack(const T* x, index_t ldx, index_t rows, index_t p0, index_t wp, index_t q0, index_t wq,

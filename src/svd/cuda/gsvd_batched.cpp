@@ -26,31 +26,11 @@ using gpu_kernels::DeviceType;
 using gpu_kernels::GsvdBatch;
 using gpu_kernels::GsvdReport;
 
-constexpr int kDefaultGsvdSweeps = 50;  // the thesis' limit
-
+// The CPU driver's checks and messages, and what the GPU does not run.
 void validate(index_t batch, index_t m, index_t p, index_t n, index_t ldf, index_t stride_f,
               index_t ldg, index_t stride_g, const void* f, const void* g,
               const GsvdOptions& options) {
-  // The CPU driver's checks and messages (svd/gsvd.cpp).
-  require(m >= 1 && p >= 1 && n >= 1,
-          "gsvd: expected F of m x n and G of p x n with m, p, n >= 1, got m = {}, p = {}, n = {}",
-          m, p, n);
-  require(ldf >= m, "ldf: expected >= m = {}, got {}", m, ldf);
-  require(ldg >= p, "ldg: expected >= p = {}, got {}", p, ldg);
-  require(p >= n, "g: G is {} x {} with p < n: not of full column rank", p, n);
-  require(batch >= 0, "batch: expected >= 0, got {}", batch);
-  require(batch <= 1 || stride_f >= ldf * n, "stride_f: expected >= ldf * n = {}, got {}", ldf * n,
-          stride_f);
-  require(batch <= 1 || stride_g >= ldg * n, "stride_g: expected >= ldg * n = {}, got {}", ldg * n,
-          stride_g);
-  require(batch == 0 || f != nullptr, "f: expected a matrix, got a null pointer");
-  require(batch == 0 || g != nullptr, "g: expected a matrix, got a null pointer");
-  require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
-          options.threads);
-  require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
-          kDefaultGsvdSweeps, options.max_sweeps);
-  require(options.block_width >= 0, "block_width: expected >= 0 (0: chosen from n), got {}",
-          options.block_width);
+  detail::validate_gsvd(batch, m, p, n, ldf, stride_f, ldg, stride_g, f, g, options);
   require(options.variant == Variant::Auto || options.variant == Variant::Pointwise,
           "variant: the GPU GSVD runs the pointwise method (auto or pointwise); the blocked "
           "variants run on the CPU only");
@@ -235,7 +215,7 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
   SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(pairs_device, table.data(), table.size() * sizeof(int2),
                                      cudaMemcpyHostToDevice, stream));
   plan.pairs = pairs_device;
-  plan.max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : kDefaultGsvdSweeps;
+  plan.max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : detail::kDefaultGsvdSweeps;
   plan.sort = options.sort;
   plan.lanes = lanes_for(std::max(m, p));
   const int groups = std::clamp(plan.pairs_per_step, 1, 512 / plan.lanes);

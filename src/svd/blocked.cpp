@@ -154,6 +154,24 @@ PairResult process_pair(T* g, index_t rows, index_t ldg, T* v, index_t v_rows, i
 
 }  // namespace
 
+BlockSweep BlockSweep::create(index_t cols, index_t width, index_t n_plus, StrategyKind outer_kind,
+                              StrategyKind inner_kind) {
+  BlockSweep sweep;
+  sweep.bounds = block_boundaries(cols, width, n_plus);
+  const auto b = static_cast<index_t>(sweep.bounds.size()) - 1;
+  sweep.outer = Strategy::create(outer_kind, b);
+  for (index_t k = 0; k < b; ++k)
+    sweep.c_max = std::max(sweep.c_max, 2 * (sweep.bounds[k + 1] - sweep.bounds[k]));
+  sweep.inner.resize(static_cast<std::size_t>(sweep.c_max + 1));
+  for (const PivotPair& pair : sweep.outer.pairs()) {
+    const auto c = static_cast<std::size_t>(sweep.bounds[pair.p + 1] - sweep.bounds[pair.p] +
+                                            sweep.bounds[pair.q + 1] - sweep.bounds[pair.q]);
+    if (sweep.inner[c].order() == 0)
+      sweep.inner[c] = Strategy::create(inner_kind, static_cast<index_t>(c));
+  }
+  return sweep;
+}
+
 template <class T>
 BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
@@ -166,19 +184,10 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
   }
   const index_t n_plus =
       signs.empty() ? cols : static_cast<index_t>(std::count(signs.begin(), signs.end(), 1));
-  const std::vector<index_t> bounds = block_boundaries(cols, width, n_plus);
-  const auto b = static_cast<index_t>(bounds.size()) - 1;
-  const Strategy outer = Strategy::create(strategy, b);
-  index_t widest = 0;
-  for (index_t k = 0; k < b; ++k)
-    widest = std::max(widest, bounds[k + 1] - bounds[k]);
-  const index_t c_max = 2 * widest;
-  // The inner strategies, one per pair width that occurs, built before the parallel region.
-  std::vector<Strategy> inner(static_cast<std::size_t>(c_max + 1));
-  for (const PivotPair& pair : outer.pairs()) {
-    const index_t c = bounds[pair.p + 1] - bounds[pair.p] + bounds[pair.q + 1] - bounds[pair.q];
-    if (inner[c].order() == 0) inner[c] = Strategy::create(strategy, c);
-  }
+  const BlockSweep blocks = BlockSweep::create(cols, width, n_plus, strategy, strategy);
+  const std::vector<index_t>& bounds = blocks.bounds;
+  const Strategy& outer = blocks.outer;
+  const index_t c_max = blocks.c_max;
   const int team = std::max(1, threads);
   std::vector<PairWorkspace<T>> workspaces;
   workspaces.reserve(static_cast<std::size_t>(team));
@@ -199,7 +208,8 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
         const index_t p0 = bounds[pair.p], wp = bounds[pair.p + 1] - p0;
         const index_t q0 = bounds[pair.q], wq = bounds[pair.q + 1] - q0;
         results[k] = process_pair(g, rows, ldg, v, v_rows, ldv, signs, p0, wp, q0, wq,
-                                  inner[wp + wq], inner_sweeps, workspaces[omp_get_thread_num()]);
+                                  blocks.inner[static_cast<std::size_t>(wp + wq)], inner_sweeps,
+                                  workspaces[omp_get_thread_num()]);
       }
       for (const PairResult& r : results) {
         total.counts.rotations += r.counts.rotations;

@@ -26,6 +26,19 @@ struct BlockedCounts {
 /// so every block has one sign.
 std::vector<index_t> block_boundaries(index_t cols, index_t width, index_t n_plus);
 
+/// What a blocked method's sweeps need, built before its parallel region: the block boundaries,
+/// the strategy over the blocks and, for every pair width c that occurs, the inner strategy of
+/// order c. Shared by the Jacobi SVD and the Hari-Zimmermann GSVD (svd/gsvd_blocked.hpp).
+struct BlockSweep {
+  std::vector<index_t> bounds;  ///< block_boundaries(cols, width, n_plus)
+  Strategy outer;               ///< over the blocks
+  std::vector<Strategy> inner;  ///< inner[c] for the pairs of c columns (others empty)
+  index_t c_max = 0;            ///< the widest pair's columns
+
+  static BlockSweep create(index_t cols, index_t width, index_t n_plus, StrategyKind outer_kind,
+                           StrategyKind inner_kind);
+};
+
 /// Orthogonalises the columns of G (rows x cols, rows >= cols, ldg) in place by the blocked
 /// method; v, v_rows, ldv and signs as in orthogonalize_pointwise. full_block runs the inner
 /// method to convergence (max_sweeps), otherwise one inner sweep per pair (block-oriented). Stops

@@ -158,20 +158,10 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
     total.counts.converged = true;
     return total;
   }
-  const std::vector<index_t> bounds = block_boundaries(n, width, n);
-  const auto b = static_cast<index_t>(bounds.size()) - 1;
-  const Strategy outer = Strategy::create(outer_kind, b);
-  index_t widest = 0;
-  for (index_t k = 0; k < b; ++k)
-    widest = std::max(widest, bounds[k + 1] - bounds[k]);
-  const index_t c_max = 2 * widest;
-  // The inner strategies, one per pair width that occurs, built before the parallel region.
-  std::vector<Strategy> inner(static_cast<std::size_t>(c_max + 1));
-  for (const PivotPair& pair : outer.pairs()) {
-    const index_t c = bounds[pair.p + 1] - bounds[pair.p] + bounds[pair.q + 1] - bounds[pair.q];
-    if (inner[static_cast<std::size_t>(c)].order() == 0)
-      inner[static_cast<std::size_t>(c)] = Strategy::create(inner_kind, c);
-  }
+  const BlockSweep blocks = BlockSweep::create(n, width, n, outer_kind, inner_kind);
+  const std::vector<index_t>& bounds = blocks.bounds;
+  const Strategy& outer = blocks.outer;
+  const index_t c_max = blocks.c_max;
   const int team = std::max(1, threads);
   const index_t max_rows = std::max(
       {columns.rows_f, columns.rows_g, columns.rows_z, columns.w ? columns.rows_w : index_t{0}});
@@ -194,7 +184,7 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
         const index_t p0 = bounds[pair.p], wp = bounds[pair.p + 1] - p0;
         const index_t q0 = bounds[pair.q], wq = bounds[pair.q + 1] - q0;
         results[static_cast<std::size_t>(k)] =
-            process_pair(columns, p0, wp, q0, wq, inner[static_cast<std::size_t>(wp + wq)],
+            process_pair(columns, p0, wp, q0, wq, blocks.inner[static_cast<std::size_t>(wp + wq)],
                          inner_sweeps, sort, workspaces[omp_get_thread_num()]);
       }
       for (const PairResult& r : results) {

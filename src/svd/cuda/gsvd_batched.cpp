@@ -36,11 +36,16 @@ void validate(index_t batch, index_t m, index_t p, index_t n, index_t ldf, index
           "variants run on the CPU only");
 }
 
-// Lanes per group: about four rows of the longer of F and G per lane, 4..32.
-int lanes_for(index_t rows) {
+// Lanes per group: about four rows of the longer of F and G per lane, 4..32, but narrower while
+// that lets every pair of a step have a group of the block's 512 threads: each pair's 2 x 2
+// transformation is a chain of dependent FP64 divisions and square roots, so a step costs about
+// one such chain per round of groups, far more than the extra rows per lane (bench/NOTES.md).
+int lanes_for(index_t rows, index_t pairs_per_step) {
   int lanes = 4;
   while (lanes < 32 && 4 * lanes < rows)
     lanes *= 2;
+  while (lanes > 4 && pairs_per_step * lanes > 512)
+    lanes /= 2;
   return lanes;
 }
 
@@ -217,7 +222,7 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
   plan.pairs = pairs_device;
   plan.max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : detail::kDefaultGsvdSweeps;
   plan.sort = options.sort;
-  plan.lanes = lanes_for(std::max(m, p));
+  plan.lanes = lanes_for(std::max(m, p), plan.pairs_per_step);
   const int groups = std::clamp(plan.pairs_per_step, 1, 512 / plan.lanes);
   plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
 

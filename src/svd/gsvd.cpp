@@ -28,12 +28,13 @@ using detail::check_entries;
 
 // HZ-BO-32 of Table 3.2.
 constexpr index_t kDefaultBlockWidth = 32;
-// Variant::Auto: pointwise below this n, block-oriented from it. Measured on the shared 2-core
-// development VM (values only, one thread, random square F and G, 2026-11-27, a loaded machine, so
-// +-30%): n = 128: pointwise 0.08 s, block-oriented 0.12 s, full block 0.17 s; n = 256: 0.52,
-// 0.80, 1.18 s; n = 512: 6.9, 9.1, 8.6 s (another run: 6.9, 5.0, 4.4 s). Blocking does not pay
-// below 512 here; 1024 was not measured.
-constexpr index_t kAutoBlockedFrom = 1024;
+// Variant::Auto: pointwise below this n, block-oriented from it. Measured on the 2-core development
+// VM (values only, prescribed square pairs, bench/results/issue18-cpu-2026-11-27; a shared
+// machine, so +-30%): one thread, pointwise / block-oriented 0.41 / 0.59 s at n = 250, 4.75 /
+// 5.55 s at 500, 81.9 / 38.7 s at 1000 (the pointwise method's columns leave L2 and its time
+// grows 17x for 2x n); two threads, 1.27 / 1.08 s at 250 and 11.2 / 6.3 s at 500 (a barrier per
+// step of short pairs costs the pointwise method more than it gains). 512 is in between.
+constexpr index_t kAutoBlockedFrom = 512;
 
 // The power of 2 that brings `largest` into [1, 2) (1 for 0): an exact scaling.
 template <class R>
@@ -215,6 +216,12 @@ GsvdResult<T> solve(const T* f_in, index_t m, index_t ldf, const T* g_in, index_
     const int k = a > 0 ? std::max(std::ilogb(a) - sf, eb) : eb;
     const R a2 = std::ldexp(a, -sf - k), b2 = std::ldexp(b, -sg - k);
     const R t = std::hypot(a2, b2);
+    // F and G are scaled separately, so a value sigma_f / sigma_g beyond double's range (F huge,
+    // G tiny) survives the iteration and shows only here, as a sigma_g that underflows.
+    require(b2 / t >= std::numeric_limits<R>::min(),
+            "f: the generalized singular value of column {} is beyond double's range (sigma_g "
+            "underflows: F is too large against G); scale F down or G up",
+            j);
     sigma_f[static_cast<std::size_t>(j)] = a2 / t;
     sigma_g[static_cast<std::size_t>(j)] = b2 / t;
     row_scale[static_cast<std::size_t>(j)] = s * std::ldexp(t, k);  // X = diag(S t 2^k) Z^{-1}

@@ -27,6 +27,22 @@ namespace {
 
 using Complex = std::complex<double>;
 
+// The filter quantities of one generalized pair at weight alpha, with D = sf^2 + alpha^2 sg^2:
+// keep = alpha^2 sg^2 / D (1 - the filter factor), semi = sf sg / D and solve = sf / D. Formed
+// through s = hypot(sf, alpha sg), so that alpha^2 may overflow or underflow (alpha = 1e200 or
+// 1e-200) without inf / inf or 0 / 0; a column left out (sf = 0) has keep 1 and the rest 0.
+// (alpha sg is finite: sg <= 1.)
+struct Filter {
+  double keep = 1.0, semi = 0.0, solve = 0.0;
+};
+Filter filter(double sf, double sg, double alpha) {
+  if (sf == 0.0) return {};
+  const double q = alpha * sg;
+  const double s = std::hypot(sf, q);
+  const double cf = sf / s, cq = q / s;
+  return {cq * cq, sg * cf / s, cf / s};
+}
+
 bool has_time_block(const Regulariser& r) {
   return r.time_derivative > 0 && r.time_weight != 0.0;
 }
@@ -291,7 +307,6 @@ std::vector<PathPoint> RegularizationPath::evaluate(std::span<const double> alph
 #pragma omp parallel for num_threads(im.threads) schedule(static)
   for (index_t k = 0; k < count; ++k) {
     const double alpha = alphas[static_cast<std::size_t>(k)];
-    const double a2 = alpha * alpha;
     // Sums over w = 0..Nt, the frequencies 1..Nt-1 twice (their conjugates w' = L - w).
     // trace(I - A(alpha)) = sum_w (Nd - sum_i f_i), f_i = sigma_f^2 / (sigma_f^2 + alpha^2
     // sigma_g^2), summed as the Nd - (kept columns) zero filter factors plus the kept columns'
@@ -306,15 +321,12 @@ std::vector<PathPoint> RegularizationPath::evaluate(std::span<const double> alph
       double unfit = 0.0;          // the kept columns' 1 - f_i
       for (index_t i = 0; i < nm; ++i) {
         const double c2 = std::norm(c[i]);
-        const double f2 = sf[i] * sf[i], g2 = a2 * sg[i] * sg[i];
-        const double denominator = f2 + g2;
-        const double keep = g2 / denominator;
-        const double semi_factor = sg[i] * sf[i] / denominator;
-        res += keep * keep * c2;
-        semi += semi_factor * semi_factor * c2;
+        const Filter q = filter(sf[i], sg[i], alpha);
+        res += q.keep * q.keep * c2;
+        semi += q.semi * q.semi * c2;
         if (sf[i] > 0.0) {
           --zero;
-          unfit += keep;
+          unfit += q.keep;
         }
       }
       const double weight = im.weight(w);
@@ -337,7 +349,6 @@ std::vector<double> RegularizationPath::solve(double alpha) const {
           "regpath: invalid alpha {}: expected a positive finite number", alpha);
   const Impl& im = *impl_;
   const index_t nm = im.shape.nm, nt = im.shape.nt;
-  const double a2 = alpha * alpha;
   AlignedBuffer<double> series(static_cast<std::size_t>(nm * 2 * im.stride));
   double* buffer = series.data();
 #pragma omp parallel num_threads(im.threads)
@@ -350,7 +361,7 @@ std::vector<double> RegularizationPath::solve(double alpha) const {
       const Complex* c = im.coefficients.data() + w * nm;
       // m_w = X^{-1} diag(sigma_f / (sigma_f^2 + alpha^2 sigma_g^2)) U^H d_w.
       for (index_t i = 0; i < nm; ++i)
-        y[static_cast<std::size_t>(i)] = sf[i] / (sf[i] * sf[i] + a2 * sg[i] * sg[i]) * c[i];
+        y[static_cast<std::size_t>(i)] = filter(sf[i], sg[i], alpha).solve * c[i];
       const auto n = static_cast<lapack_int>(nm);
       LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, 1, im.x_lu.data() + w * nm * nm, n,
                      im.pivots.data() + w * nm, y.data(), n);
@@ -380,9 +391,13 @@ std::vector<double> RegularizationPath::generalized_values(index_t w) const {
 }
 
 std::size_t gcv_choice(std::span<const PathPoint> path) {
+  // NaN values (a GCV of 0 / 0 where trace(I - A) underflows) are skipped: NaN < x is false, so
+  // a NaN first point would otherwise never be replaced.
+  require(!path.empty(), "gcv_choice: expected a path of at least one point, got none");
   std::size_t best = 0;
   for (std::size_t k = 1; k < path.size(); ++k)
-    if (path[k].gcv < path[best].gcv) best = k;
+    if (path[k].gcv < path[best].gcv || (std::isnan(path[best].gcv) && !std::isnan(path[k].gcv)))
+      best = k;
   return best;
 }
 

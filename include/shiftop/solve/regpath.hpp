@@ -99,7 +99,8 @@ class RegularizationPath {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The index of the smallest GCV value of a path (ties: the first).
+/// The index of the smallest GCV value of a path (ties: the first; NaN values skipped unless all
+/// are NaN). Throws shiftop::Error for an empty path.
 std::size_t gcv_choice(std::span<const PathPoint> path);
 /// The L-curve corner: the index of the largest curvature of (log residual_norm, log seminorm)
 /// along the path (alphas increasing), from centred differences; paths of fewer than 3 points

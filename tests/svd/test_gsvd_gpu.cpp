@@ -472,6 +472,14 @@ TEST_F(GsvdGpuTest, Refusals) {
     bad.g[static_cast<std::size_t>(1 + 4 * bad.p)] = std::numeric_limits<double>::infinity();
     expect_error(run(bad, defaults), "g: pair 0: G entry (1, 4) is inf");
   }
+  {  // F huge against G (1e300 / 1e-300 in pair 1): values beyond double's range, as on the CPU
+    Batch<double> bad = in;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(bad.m * bad.n); ++k)
+      bad.f[static_cast<std::size_t>(bad.m * bad.n) + k] *= 1e300;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(bad.p * bad.n); ++k)
+      bad.g[static_cast<std::size_t>(bad.p * bad.n) + k] *= 1e-300;
+    expect_error(run(bad, defaults), "f: pair 1: generalized singular value 0 is beyond double's");
+  }
   for (const Variant variant : {Variant::BlockOriented, Variant::FullBlock}) {
     GsvdOptions options;
     options.variant = variant;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "backend/cuda/check.hpp"
@@ -288,6 +289,15 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
     download(result.x, plan.x, count * z_size);
   }
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // As the CPU's finish: F and G are scaled separately, so a value sigma_f / sigma_g beyond
+  // double's range (F huge against G) survives the iteration and shows only as a sigma_g that
+  // underflows.
+  using R = Real<T>;
+  for (std::size_t k = 0; k < result.sigma_g.size(); ++k)
+    require(result.sigma_g[k] >= std::numeric_limits<R>::min(),
+            "f: pair {}: generalized singular value {} is beyond double's range (sigma_g "
+            "underflows: F is too large against G); scale F down or G up",
+            k / static_cast<std::size_t>(n), k % static_cast<std::size_t>(n));
   return result;
 }
 

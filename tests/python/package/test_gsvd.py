@@ -64,20 +64,6 @@ def check_factorisation(F, G, r, tol):
     assert np.linalg.norm(uu.conj().T @ uu - np.eye(int(live.sum()))) <= tol
 
 
-def extended_values(F, G, digits=40):
-    """The generalized singular values of the pair as it is in floating point, in mpmath at
-    `digits` digits: sqrt of the eigenvalues of R^-1 F^H F R^-H, G^H G = R R^H (Cholesky)."""
-    mpmath = pytest.importorskip("mpmath")
-    with mpmath.workdps(digits):
-        f, g = mpmath.matrix(F.tolist()), mpmath.matrix(G.tolist())
-        r_inv = mpmath.inverse(mpmath.cholesky(g.H * g))
-        c = r_inv * (f.H * f) * r_inv.H
-        c = (c + c.H) / 2
-        eig = mpmath.eighe if np.iscomplexobj(F) else mpmath.eigsy
-        ev = eig(c, eigvals_only=True)
-        return np.sort([float(mpmath.sqrt(max(mpmath.re(e), 0))) for e in ev])[::-1]
-
-
 # m < n (3, 8, 6): F has n - m zero generalized values.
 SHAPES = [(1, 1, 1), (2, 3, 2), (5, 4, 3), (7, 9, 7), (3, 8, 6), (20, 17, 17), (40, 45, 33)]
 CASES = [(*shape, c) for shape in SHAPES for c in (False, True)]
@@ -85,10 +71,10 @@ CASES = [(*shape, c) for shape in SHAPES for c in (False, True)]
 
 @pytest.mark.parametrize("spread", [2, 3])
 @pytest.mark.parametrize("m,p,n,complex_", CASES)
-def test_values_match_the_prescribed_ones_and_an_extended_precision_reference(
+def test_values_match_the_prescribed_ones_and_the_pencil(
         rng, m, p, n, complex_, spread):
     """gamma from 10^-spread to 10^spread (X of condition 10; zeros where m < n) against the
-    prescribed gamma and, for n <= 17, the 40-digit values of the rounded pair. Measured
+    prescribed gamma (the C++ suite's pairs are formed in long double). Measured
     (pointwise and full-block, these shapes): 90 eps at spread 2, 745 eps (1.65e-13) at spread 3;
     bound 4 * 10^spread eps. The zeros come out below 1e-30. LAPACK's generalized eigh of the
     pencil agrees to its normwise accuracy (squares within 1e-8 gamma_max^2; measured 3.5e-10)."""
@@ -103,9 +89,6 @@ def test_values_match_the_prescribed_ones_and_an_extended_precision_reference(
     live = gamma > 0
     assert np.max(np.abs(values[live] - gamma[live]) / gamma[live]) <= tol
     assert np.all(np.abs(values[~live]) <= 1e-30)
-    if n <= 17:
-        exact = extended_values(F, G)
-        assert np.max(np.abs(values[live] - exact[live]) / exact[live]) <= tol
     ref = reference_values(F, G)
     assert np.max(np.abs(values**2 - ref**2)) <= 1e-8 * ref[0] ** 2  # measured 3.5e-10
 

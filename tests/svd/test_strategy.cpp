@@ -22,7 +22,8 @@ namespace {
 using shiftop::testing::expect_error;
 
 constexpr StrategyKind kKinds[] = {StrategyKind::ReversedRowCyclicClosest,
-                                   StrategyKind::RowCyclicClosest, StrategyKind::ModifiedModulus};
+                                   StrategyKind::RowCyclicClosest, StrategyKind::ModifiedModulus,
+                                   StrategyKind::RowCyclic};
 constexpr index_t kLargestOrder = 512;
 
 // Whether R-parallel of this even order is the tabulated base doubled, without embedding.
@@ -200,10 +201,27 @@ TEST(Strategy, NamesRoundTrip) {
   EXPECT_EQ(to_string(StrategyKind::ReversedRowCyclicClosest), "rc-closest-rev");
   EXPECT_EQ(to_string(StrategyKind::RowCyclicClosest), "rc-closest");
   EXPECT_EQ(to_string(StrategyKind::ModifiedModulus), "modmod");
+  EXPECT_EQ(to_string(StrategyKind::RowCyclic), "rc");
   expect_error([] { parse_strategy_kind("x"); },
-               "strategy: expected rc-closest-rev, rc-closest or modmod, got 'x'");
+               "strategy: expected rc-closest-rev, rc-closest, modmod or rc, got 'x'");
   expect_error([] { parse_strategy_kind(""); }, "got ''");
   expect_error([] { parse_strategy_kind("RC-CLOSEST"); }, "got 'RC-CLOSEST'");
+}
+
+// The sequential row-cyclic order (the GSVD's inner strategy): every pair once, in row order,
+// one pair per step.
+TEST(Strategy, RowCyclicIsTheRowOrder) {
+  for (const index_t order : {1, 2, 3, 8, 33}) {
+    const Strategy s = Strategy::create(StrategyKind::RowCyclic, order);
+    ASSERT_EQ(s.steps(), order * (order - 1) / 2);
+    index_t k = 0;
+    for (index_t p = 0; p < order; ++p)
+      for (index_t q = p + 1; q < order; ++q, ++k) {
+        ASSERT_EQ(s.step(k).size(), 1u);
+        EXPECT_EQ(s.step(k)[0],
+                  (PivotPair{static_cast<std::int32_t>(p), static_cast<std::int32_t>(q)}));
+      }
+  }
 }
 
 TEST(Strategy, BadInput) {

@@ -262,7 +262,9 @@ TEST(GsvdHz, BlockedManyBlocksAgreeWithPointwise) {
         double worst = 0;
         for (std::size_t i = 0; i < a.size(); ++i)
           worst = std::max(worst, std::abs(a[i] - b[i]) / b[i]);
-        EXPECT_LE(worst, 3e-13 * static_cast<double>(n)) << label;
+        // Each is within 3e-13 n of the prescribed values (check_pair), so they differ by at most
+        // twice that; measured 1.27e-11 at n = 30 in the ASan + UBSan build (other rounding).
+        EXPECT_LE(worst, 2 * 3e-13 * static_cast<double>(n)) << label;
       }
   }
 }

@@ -253,6 +253,7 @@ std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int s
 }
 
 std::string describe(const GemvTuning& tuning, bool adjoint) {
+  if (adjoint && tuning.into_inverse_fft) return "into inverse FFT";
   return adjoint ? "freqs=" + std::to_string(tuning.freqs) + (tuning.staged ? " staged" : "")
                  : "rows=" + std::to_string(tuning.rows) + " split=" + std::to_string(tuning.split);
 }

@@ -34,6 +34,10 @@ struct GemvTuning {
   /// F*: write through shared memory, W consecutive lanes storing one column's W outputs
   /// (whole 32- to 128-byte segments per instruction) instead of each thread its own column.
   bool staged = false;
+  /// F*, one right-hand side, our transforms: the products go straight into the inverse FFT's
+  /// shared memory (adjoint_product_inverse_fft, product_inverse_fft.cuh) instead of through
+  /// device memory; the fields above are then unused.
+  bool into_inverse_fft = false;
   bool operator==(const GemvTuning&) const = default;
 };
 
@@ -41,7 +45,8 @@ struct GemvTuning {
 /// estimated best first.
 std::vector<GemvTuning> gemv_tunings(bool adjoint, const GemvShape& shape, int sms);
 
-/// "rows=4 split=8" or "freqs=4" / "freqs=8 staged": the parameters that apply to the product.
+/// "rows=4 split=8" or "freqs=4" / "freqs=8 staged" / "into inverse FFT": the parameters that
+/// apply to the product.
 std::string describe(const GemvTuning& tuning, bool adjoint);
 
 /// y = F^ x (adjoint = false; x is [nm][nw], y is [nd][nw]) or y = F^^H x (x [nd][nw],

@@ -4,6 +4,7 @@
 
 #include "backend/cuda/cublas.cuh"
 #include "backend/cuda/layout_kernels.cuh"
+#include "backend/cuda/product_inverse_fft.cuh"
 #include "backend/cuda/real_fft.cuh"
 #include "btt/cuda/engine.cuh"
 #include "btt/passes.hpp"
@@ -39,6 +40,11 @@ void CudaEngine::execute_cufft(cuda::FftKind kind, index_t blocks, index_t n) {
   }
   for (index_t r = 0; r < n; ++r)
     plans.get(kind, nm_blocks, false).execute(in(r), out(r));
+}
+
+bool CudaEngine::products_into_inverse_fft(bool adjoint, index_t n) const {
+  const std::optional<cuda::GemvTuning>& tuning = gemv_tuning_[adjoint ? 1 : 0];
+  return adjoint && n == 1 && fused_transforms_[1] && tuning && tuning->into_inverse_fft;
 }
 
 bool CudaEngine::inverse_reads_frequency_major(bool adjoint, index_t n) const {
@@ -139,6 +145,28 @@ void CudaEngine::pass(bool adjoint, const double* x, double* y, index_t n) {
       mark(kTransformed);
     });
   });
+  if (products_into_inverse_fft(adjoint, n)) {
+    mark(kReordered);
+    with_type(p[Phase::Gemv], [&](auto t3) {
+      with_type(p[Phase::Fft], [&](auto t2) {
+        with_type(p[Phase::Ifft], [&](auto t4) {
+          using T3 = decltype(t3);
+          using T2 = decltype(t2);
+          using T4 = decltype(t4);
+          cuda::adjoint_product_inverse_fft<T3, T2, T4>(
+              spectrum<T3>(), gemv_shape(), input_spectra_.as<complex_t<T2>>(), y,
+              p[Phase::Unpad] == Precision::Single, shape_.nt, length_, twiddles<T4>(), stream());
+        });
+      });
+    });
+    // Phases 3-5 are one kernel: its time counts as the product's.
+    mark(kMultiplied);
+    mark(kReorderedBack);
+    mark(kTransformedBack);
+    mark(kUnpadded);
+    add_pass_times();
+    return;
+  }
   with_type(p[Phase::Gemv], [&](auto t3) {
     with_type(p[Phase::Fft], [&](auto t2) {
       with_type(p[Phase::Ifft], [&](auto t4) {

@@ -3,7 +3,9 @@
 // most `group_size_` right-hand sides:
 //   pad+cast (phase 1) -> batched R2C (2) -> GEMV/GEMM (3) -> in-place C2R (4) -> unpad+cast (5).
 // For one right-hand side the fused GEMV kernels read and write the block-major spectra directly,
-// so no transpose touches the vectors; several right-hand sides are reordered frequency-major and
+// so no transpose touches the vectors; for F* the products can instead go straight into the
+// shared memory of the inverse transform, so that the output spectra never reach device memory
+// (phases 3-5 in one kernel); several right-hand sides are reordered frequency-major and
 // multiplied by cuBLAS's batched GEMM, which reads F^ once per pass. At power-of-two lengths our
 // real FFT kernels (backend/cuda/real_fft.cuh) replace phases 1-2 and 4-5 with one kernel each
 // that reads or writes only the Nt values of every series.
@@ -116,6 +118,9 @@ class CudaEngine final : public Engine {
   void execute_cufft(cuda::FftKind kind, index_t blocks, index_t n);
   template <typename T3, typename T2, typename T4>
   void multiply(bool adjoint, index_t n, bool frequency_major_output);
+  /// Whether an F* pass over n right-hand sides computes its products straight into the inverse
+  /// transform's shared memory (phases 3-5 in one kernel, backend/cuda/product_inverse_fft.cuh).
+  bool products_into_inverse_fft(bool adjoint, index_t n) const;
   /// Whether in a pass over n right-hand sides our inverse transform reads cuBLAS's
   /// frequency-major output directly (phases 3 and 4 in one precision), instead of a transpose.
   bool inverse_reads_frequency_major(bool adjoint, index_t n) const;

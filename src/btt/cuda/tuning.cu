@@ -92,6 +92,11 @@ void CudaEngine::choose_gemv() {
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream()));
   for (int adjoint = 0; adjoint < 2; ++adjoint) {
     std::vector<std::optional<cuda::GemvTuning>> candidates;
+    // F*: the products into the inverse transform first (the estimate) wherever our transforms
+    // run: it moves the fewest bytes.
+    if (allowed != GemvImplementation::Cublas && adjoint == 1 &&
+        cuda::real_fft_supported(length_) && options_.gpu.fft != FftImplementation::Cufft)
+      candidates.emplace_back(cuda::GemvTuning{.into_inverse_fft = true});
     if (allowed != GemvImplementation::Cublas)
       for (const cuda::GemvTuning& tuning :
            cuda::gemv_tunings(adjoint == 1, gemv_shape(), context_->multiprocessors()))

@@ -113,6 +113,8 @@ struct PassChoice {
 struct PlanChoices {
   index_t fft_length = 0;
   std::array<PassChoice, 2> passes;  // [0]: F passes, [1]: F* passes
+  /// Right-hand sides per pass: an apply on nrhs vectors runs ceil(nrhs / group_size) groups.
+  index_t group_size = 1;
   /// The choice for the first pass of op (F for F and F*F, F* for F* and FF*).
   const PassChoice& of(Op op) const;
 };

@@ -1,8 +1,68 @@
-// The visible CUDA devices and device arrays (include/shiftop/gpu/devices.hpp).
+// The visible CUDA devices, their bandwidth and GEMM rate, and device arrays
+// (include/shiftop/gpu/devices.hpp).
+#include <cuComplex.h>
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cstdint>
+
 #include "backend/cuda/check.hpp"
 #include "shiftop/gpu/devices.hpp"
 
 namespace shiftop::gpu {
+namespace {
+
+constexpr int kReadThreads = 256;
+constexpr int kReadUnroll = 4;  // independent 16-byte loads in flight per thread and iteration
+
+// Reads data[0, count) once, grid-stride, kReadUnroll independent 16-byte loads per iteration.
+// Each thread adds up the words it read and writes only if the sum equals `sentinel`, which the
+// caller picks so that it cannot occur (the buffer is zeros, the sentinel 1): the compiler cannot
+// know that, so every load stays, and nothing is written.
+__global__ void __launch_bounds__(kReadThreads)
+    read_stream(const uint4* __restrict__ data, std::size_t count, unsigned sentinel,
+                unsigned* __restrict__ sink) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  unsigned sum = 0;
+  for (; i + (kReadUnroll - 1) * stride < count; i += kReadUnroll * stride) {
+    uint4 v[kReadUnroll];
+#pragma unroll
+    for (int u = 0; u < kReadUnroll; ++u)
+      v[u] = __ldcs(data + i + u * stride);  // streaming: no reuse, evict first
+#pragma unroll
+    for (int u = 0; u < kReadUnroll; ++u)
+      sum += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  for (; i < count; i += stride) {
+    const uint4 v = __ldcs(data + i);
+    sum += v.x + v.y + v.z + v.w;
+  }
+  if (sum == sentinel) sink[blockIdx.x] = sum;
+}
+
+// Best milliseconds of `repetitions` calls of launch() on the current device, after one warm-up.
+template <typename Launch>
+float best_ms(int repetitions, Launch&& launch) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  SHIFTOP_CUDA_CHECK(cudaEventCreate(&start));
+  SHIFTOP_CUDA_CHECK(cudaEventCreate(&stop));
+  float best = 1e30f;
+  for (int k = 0; k <= repetitions; ++k) {  // the first call warms up
+    SHIFTOP_CUDA_CHECK(cudaEventRecord(start));
+    launch();
+    SHIFTOP_CUDA_CHECK(cudaEventRecord(stop));
+    SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (k > 0 && ms < best) best = ms;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return best;
+}
+
+}  // namespace
 
 int device_count() {
   int count = 0;
@@ -39,25 +99,69 @@ double measure_copy_bandwidth_GBs(std::size_t bytes, int device, int repetitions
   void *a = nullptr, *b = nullptr;
   SHIFTOP_CUDA_CHECK(cudaMalloc(&a, bytes));
   SHIFTOP_CUDA_CHECK(cudaMalloc(&b, bytes));
-  cudaEvent_t start = nullptr, stop = nullptr;
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&start));
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&stop));
   SHIFTOP_CUDA_CHECK(cudaMemset(a, 0, bytes));
-  float best = 1e30f;
-  for (int k = 0; k <= repetitions; ++k) {  // the first copy warms up
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(start));
-    SHIFTOP_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(stop));
-    SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (k > 0 && ms < best) best = ms;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  const float best = best_ms(
+      repetitions, [&] { SHIFTOP_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)); });
   cudaFree(a);
   cudaFree(b);
   return 2.0 * static_cast<double>(bytes) / (1e-3 * best) / 1e9;
+}
+
+double measure_read_bandwidth_GBs(std::size_t bytes, int device, int repetitions) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
+  const std::size_t count = std::max<std::size_t>(bytes / sizeof(uint4), 1);
+  int multiprocessors = 0;
+  SHIFTOP_CUDA_CHECK(
+      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  // Full occupancy: 2048 resident threads per multiprocessor on sm_80 and later.
+  const int blocks = multiprocessors * (2048 / kReadThreads);
+  void *data = nullptr, *sink = nullptr;
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&data, count * sizeof(uint4)));
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&sink, static_cast<std::size_t>(blocks) * sizeof(unsigned)));
+  SHIFTOP_CUDA_CHECK(cudaMemset(data, 0, count * sizeof(uint4)));  // every sum is 0, never 1
+  const float best = best_ms(repetitions, [&] {
+    read_stream<<<blocks, kReadThreads>>>(static_cast<const uint4*>(data), count, 1u,
+                                          static_cast<unsigned*>(sink));
+    SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  });
+  cudaFree(data);
+  cudaFree(sink);
+  return static_cast<double>(count * sizeof(uint4)) / (1e-3 * best) / 1e9;
+}
+
+double measure_complex_gemm_TFLOPs(bool single, int device) {
+  SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
+  constexpr int n = 4096;  // 8 n^3 = 5.5e11 flops a call, n^2 complex values per matrix
+  const std::size_t element = single ? sizeof(cuComplex) : sizeof(cuDoubleComplex);
+  const std::size_t matrix = std::size_t{n} * n * element;
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&a, matrix));
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&b, matrix));
+  SHIFTOP_CUDA_CHECK(cudaMalloc(&c, matrix));
+  // Bytes 0x3f: every FP32 word 0.75, every FP64 word 4.9e-4; finite sums, nonzero operands.
+  SHIFTOP_CUDA_CHECK(cudaMemset(a, 0x3f, matrix));
+  SHIFTOP_CUDA_CHECK(cudaMemset(b, 0x3f, matrix));
+  cublasHandle_t handle = nullptr;
+  SHIFTOP_CUDA_CHECK(cublasCreate(&handle));  // default math mode, as the plans' handles
+  const float best = best_ms(3, [&] {
+    if (single) {
+      const cuComplex one{1, 0}, zero{0, 0};
+      SHIFTOP_CUDA_CHECK(cublasCgemm(
+          handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<const cuComplex*>(a), n,
+          static_cast<const cuComplex*>(b), n, &zero, static_cast<cuComplex*>(c), n));
+    } else {
+      const cuDoubleComplex one{1, 0}, zero{0, 0};
+      SHIFTOP_CUDA_CHECK(cublasZgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                     static_cast<const cuDoubleComplex*>(a), n,
+                                     static_cast<const cuDoubleComplex*>(b), n, &zero,
+                                     static_cast<cuDoubleComplex*>(c), n));
+    }
+  });
+  cublasDestroy(handle);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  return 8.0 * double(n) * double(n) * double(n) / (1e-3 * best) / 1e12;
 }
 
 void synchronize(int device) {

@@ -65,4 +65,16 @@ int device_count() {
   return 0;
 }
 
+double measure_copy_bandwidth_GBs(std::size_t, int, int) {
+  no_cuda();
+}
+
+double measure_read_bandwidth_GBs(std::size_t, int, int) {
+  no_cuda();
+}
+
+double measure_complex_gemm_TFLOPs(bool, int) {
+  no_cuda();
+}
+
 }  // namespace shiftop::gpu

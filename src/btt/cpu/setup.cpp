@@ -150,7 +150,7 @@ std::size_t CpuEngine::memory_bytes() const {
 
 PlanChoices CpuEngine::choices() const {
   const PassChoice pass{.transforms = Transforms::Fftw, .gemv = Gemv::Cpu, .gemv_tuning = {}};
-  return {.fft_length = padded_length(shape_), .passes = {pass, pass}};
+  return {.fft_length = padded_length(shape_), .passes = {pass, pass}, .group_size = group_size_};
 }
 
 std::unique_ptr<Engine> make_cpu_engine(const EngineInputs& in) {

@@ -124,6 +124,7 @@ PlanChoices CudaEngine::choices() const {
     pass.gemv = tuning ? Gemv::Fused : Gemv::Cublas;
     if (tuning) pass.gemv_tuning = cuda::describe(*tuning, adjoint == 1);
   }
+  made.group_size = group_size_;
   return made;
 }
 

@@ -100,7 +100,8 @@ def markdown_table(results):
     cuFFT + cuBLAS and PyTorch pipelines' times with their ratios to the same floor."""
     lines = [f"GPU benchmark {results.get('started', '')} - {results.get('finished', '')}; "
              "times per vector (ms); floor = max(whole-apply bytes / read ceiling, flops / "
-             "complex GEMM rate); ratios = time / floor.", "",
+             "complex GEMM rate) of shiftop's run (its plan's FFT length and groups); every ratio = time / "
+             "that floor.", "",
              "| shape | op | precision | nrhs | shiftop ms | whole-apply floor ms | flop floor ms "
              "| shiftop / floor | read GB/s | copy GB/s | GEMM TFLOP/s | cuFFT+cuBLAS ms "
              "| / floor | PyTorch ms | / floor |",

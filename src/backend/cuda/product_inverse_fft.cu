@@ -1,3 +1,6 @@
+#include <cooperative_groups.h>
+
+#include <algorithm>
 #include <string>
 
 #include "backend/cuda/product_inverse_fft.cuh"
@@ -8,40 +11,26 @@ namespace {
 
 using namespace real_fft_detail;
 
-/// Parameter blocks (columns of F^[w]) per series slot of a thread block: each thread loads
-/// G adjacent values of a row of F^ per frequency and observation block, a whole 32-byte sector
-/// (an FP64 F^ gives 2, an FP32 one 4 while the spectra are FP32 too; with FP64 spectra four areas
-/// would leave one block per multiprocessor).
-template <typename TA, typename TY>
-inline constexpr int kColumns = sizeof(TA) == 4 && sizeof(TY) == 4 ? 4 : 2;
+/// Parameter blocks (columns of F^[w]) per series slot of a thread block, transformed one after
+/// the other: two FP64 spectra (or four FP32 ones) per slot keep three blocks per multiprocessor.
+template <typename TY>
+inline constexpr int kColumns = sizeof(TY) == 4 ? 4 : 2;
 
-/// out[q] = p[q] for the q < G values of the row (`valid` of them are left in it); the rest zero.
-/// p is 16-byte aligned: ld is even and j0 a multiple of G.
-template <int G, typename CA>
-__device__ __forceinline__ void load_columns(const CA* p, index_t valid, CA (&out)[G]) {
-  using TA = decltype(CA{}.x);
-  constexpr int V = kPacket<TA>;
-  if (valid >= G) {
-#pragma unroll
-    for (int q = 0; q < G; q += V) {
-      CA packet[V];
-      load_streaming(p + q, packet);
-#pragma unroll
-      for (int v = 0; v < V; ++v)
-        out[q + v] = packet[v];
-    }
-  } else {
-#pragma unroll
-    for (int q = 0; q < G; ++q)
-      out[q] = q < valid ? p[q] : CA{0, 0};
-  }
-}
+/// Thread blocks per cluster. A block holds the spectra of a few columns only (shared memory), so
+/// that on its own it would read each row of F^ in pieces of 32 bytes, 4.5 MB apart (at Nd = 7,
+/// Nm = 40000): a first version did so and streamed F^ at 0.7 TB/s on an H100 (bench/NOTES.md,
+/// issue 19). The blocks of a cluster read their columns together, K times wider (256-byte pieces
+/// at FP64 with K = 8: 1.9 TB/s, and no faster with the non-portable K = 16), and write each
+/// product into the shared memory of the block that transforms it (distributed shared memory).
+constexpr int kCluster = 8;
 
-// Persistent: series slot `local` of the block takes column group first + local, G columns
-// j0 .. j0+G-1, for first = blockIdx.x * S, + gridDim.x * S, ... Each slot has G areas of shared
-// memory. The products fill every area at once (one pass over the rows of F^ for the G columns),
-// then the G series are transformed one after the other. A group past Nm computes zeros and
-// stores nothing, so that every thread meets every barrier.
+// Persistent: cluster c (of gridDim.x / K) takes the column range of W = K * S * G columns
+// (S series slots of G columns per block) starting at W * (c + clusters * pass). First the whole
+// cluster computes the products Y[j][k] for k <= N and the W columns, adjacent threads taking
+// adjacent columns so that a warp reads W * sizeof(TA complex) contiguous bytes of a row of F^,
+// and stores each into its owner's shared memory; then each block transforms its own columns,
+// slot by slot, the G columns of a slot one after the other. Columns past Nm compute zeros and
+// store nothing, so that every thread meets every barrier.
 template <typename TA, typename TX, typename TY, int N>
 __global__ void __launch_bounds__(Tile<N, TY>::kBlock, Tile<N, TY>::kMinBlocks)
     product_inverse_fft_kernel(const complex_t<TA>* __restrict__ a, GemvShape shape,
@@ -49,50 +38,50 @@ __global__ void __launch_bounds__(Tile<N, TY>::kBlock, Tile<N, TY>::kMinBlocks)
                                bool single_output, index_t nt,
                                const complex_t<TY>* __restrict__ twiddles) {
   using C = complex_t<TY>;
-  using CA = complex_t<TA>;
   using Tl = Tile<N, TY>;
-  constexpr int G = kColumns<TA, TY>;
+  constexpr int G = kColumns<TY>, kPerBlock = Tl::kSeries * G, kWidth = kCluster * kPerBlock;
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   extern __shared__ __align__(16) unsigned char shared[];
   const int lane = threadIdx.x % Tl::kThreads, local = threadIdx.x / Tl::kThreads;
-  const auto area = [&](int q) {
-    return reinterpret_cast<C*>(shared + (local * G + q) * Tl::kAreaBytes);
+  const auto area = [&](unsigned char* base, int column) {  // column < kPerBlock of a block
+    return reinterpret_cast<C*>(base + column * Tl::kAreaBytes);
   };
-  const index_t groups = (shape.nm + G - 1) / G, step = index_t{gridDim.x} * Tl::kSeries;
-  for (index_t first = index_t{blockIdx.x} * Tl::kSeries; first < groups; first += step) {
-    const index_t j0 = (first + local) * G;
-    const bool real_group = j0 < shape.nm;
-    for (int k = lane; k <= N; k += Tl::kThreads) {
-      double2 acc[G] = {};  // zero
-      if (real_group) {
-        const CA* row = a + index_t{k} * shape.nd * shape.ld + j0;
-#pragma unroll 2
-        for (index_t i = 0; i < shape.nd; ++i) {
-          CA values[G];
-          load_columns<G>(row + i * shape.ld, shape.ld - j0, values);
-          const double2 xi = to_complex<double>(x[i * shape.nw + k]);
-#pragma unroll
-          for (int q = 0; q < G; ++q)
-            conj_multiply_add(acc[q], to_complex<double>(values[q]), xi);
-        }
+  const int rank = static_cast<int>(cluster.block_rank());
+  const index_t clusters = gridDim.x / kCluster, ranges = (shape.nm + kWidth - 1) / kWidth;
+  const int thread = rank * Tl::kBlock + static_cast<int>(threadIdx.x);
+  constexpr int kItems = (N + 1) * kWidth, kClusterThreads = kCluster * Tl::kBlock;
+  for (index_t range = blockIdx.x / kCluster; range < ranges; range += clusters) {
+    const index_t first = range * kWidth;
+    for (int item = thread; item < kItems; item += kClusterThreads) {
+      const int column = item % kWidth, k = item / kWidth;
+      const index_t j = first + column;
+      double2 acc = {0, 0};
+      if (j < shape.nm) {
+        const complex_t<TA>* entry = a + index_t{k} * shape.nd * shape.ld + j;
+#pragma unroll 4
+        for (index_t i = 0; i < shape.nd; ++i)
+          conj_multiply_add(acc, to_complex<double>(load_streaming_once(entry + i * shape.ld)),
+                            to_complex<double>(x[i * shape.nw + k]));
       }
-#pragma unroll
-      for (int q = 0; q < G; ++q)
-        area(q)[pad(k)] = to_complex<TY>(acc[q]);
+      unsigned char* owner = cluster.map_shared_rank(shared, column / kPerBlock);
+      area(owner, column % kPerBlock)[pad(k)] = to_complex<TY>(acc);
     }
-    __syncthreads();
+    cluster.sync();  // every product has landed in its owner's shared memory
 #pragma unroll 1
     for (int q = 0; q < G; ++q) {
-      C* data = area(q);
+      const int column = local * G + q;
+      C* data = area(shared, column);
       stage<N, 1>([&](int k) { return inverse_split_point<N>(data, twiddles, k, false); }, data,
                   twiddles, lane);
       stages_from<N, kRadix>(data, twiddles, lane);
-      if (j0 + q >= shape.nm) continue;
+      const index_t j = first + rank * kPerBlock + column;
+      if (j >= shape.nm) continue;
       if (single_output)
-        store_unpadded<float>(data, y + (j0 + q) * nt, nt, lane, Tl::kThreads);
+        store_unpadded<float>(data, y + j * nt, nt, lane, Tl::kThreads);
       else
-        store_unpadded<double>(data, y + (j0 + q) * nt, nt, lane, Tl::kThreads);
+        store_unpadded<double>(data, y + j * nt, nt, lane, Tl::kThreads);
     }
-    __syncthreads();  // every area is stored before the next group's products overwrite it
+    cluster.sync();  // every block is done with its areas before the next products fill them
   }
 }
 
@@ -108,12 +97,38 @@ void adjoint_product_inverse_fft(const complex_t<TA>* a, const GemvShape& shape,
   with_points(length, nt, [&](auto points) {
     constexpr int N = decltype(points)::value;
     using Tl = Tile<N, TY>;
-    constexpr int G = kColumns<TA, TY>;
-    const index_t groups = (shape.nm + G - 1) / G;
-    launch_persistent<product_inverse_fft_kernel<TA, TX, TY, N>>(
-        [] { return "product + inverse FFT of length " + std::to_string(2 * N); },
-        (groups + Tl::kSeries - 1) / Tl::kSeries, Tl::kBlock, Tl::kSeries * G * Tl::kAreaBytes,
-        stream, a, shape, x, y, single_output, nt, twiddles);
+    constexpr auto kernel = product_inverse_fft_kernel<TA, TX, TY, N>;
+    const std::size_t bytes = Tl::kSeries * kColumns<TY> * Tl::kAreaBytes;
+    const index_t width = index_t{kCluster} * Tl::kSeries * kColumns<TY>;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim = {kCluster, 1, 1};
+    cudaLaunchConfig_t config{};
+    config.blockDim = dim3(Tl::kBlock);
+    config.dynamicSmemBytes = bytes;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    // As many clusters as fit at once (looked up once per device and host thread), each looping
+    // over column ranges.
+    thread_local int device = -1, resident = 0;
+    int current = 0;
+    SHIFTOP_CUDA_CHECK(cudaGetDevice(&current));
+    if (current != device) {
+      SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(bytes)));
+      config.gridDim = dim3(kCluster);
+      SHIFTOP_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
+      if (resident == 0)
+        throw Error("product + inverse FFT of length " + std::to_string(2 * N) + ": clusters of " +
+                    std::to_string(kCluster) + " blocks with " + std::to_string(bytes) +
+                    " bytes of shared memory each do not fit on this device");
+      device = current;
+    }
+    const index_t clusters = std::min<index_t>((shape.nm + width - 1) / width, resident);
+    config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
+    SHIFTOP_CUDA_CHECK(
+        cudaLaunchKernelEx(&config, kernel, a, shape, x, y, single_output, nt, twiddles));
   });
 }
 

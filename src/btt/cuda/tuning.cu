@@ -10,6 +10,12 @@
 #include "btt/cuda/engine.cuh"
 
 namespace shiftop::btt {
+namespace {
+
+/// Observation blocks up to which the F* products into the inverse transform are the estimate.
+constexpr index_t kFewObservationBlocks = 16;
+
+}  // namespace
 
 template <typename Work>
 float CudaEngine::elapsed_ms(Work&& work) {
@@ -92,10 +98,14 @@ void CudaEngine::choose_gemv() {
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream()));
   for (int adjoint = 0; adjoint < 2; ++adjoint) {
     std::vector<std::optional<cuda::GemvTuning>> candidates;
-    // F*: the products into the inverse transform first (the estimate) wherever our transforms
-    // run: it moves the fewest bytes.
-    if (allowed != GemvImplementation::Cublas && adjoint == 1 &&
-        cuda::real_fft_supported(length_) && options_.gpu.fft != FftImplementation::Cufft)
+    // F*: the products into the inverse transform wherever our transforms run; the estimate with
+    // few observation blocks, where the output spectra are most of the bytes beside F^
+    // (bench/NOTES.md, issue 19: at Nd = 7 it ties cuBLAS in FP64 and beats it by 10% in FP32 on
+    // an H100; at Nd = 100 it is 11% slower).
+    const bool into_inverse_fft = allowed != GemvImplementation::Cublas && adjoint == 1 &&
+                                  cuda::real_fft_supported(length_) &&
+                                  options_.gpu.fft != FftImplementation::Cufft;
+    if (into_inverse_fft && shape_.nd <= kFewObservationBlocks)
       candidates.emplace_back(cuda::GemvTuning{.into_inverse_fft = true});
     if (allowed != GemvImplementation::Cublas)
       for (const cuda::GemvTuning& tuning :
@@ -103,6 +113,8 @@ void CudaEngine::choose_gemv() {
         candidates.emplace_back(tuning);
     // With phase 3 in FP32 the candidates differ in accuracy too: cuBLAS accumulates in FP32, the
     // fused kernels in FP64. The plan keeps the fastest, as for FP64; choices() says which.
+    if (into_inverse_fft && shape_.nd > kFewObservationBlocks)
+      candidates.emplace_back(cuda::GemvTuning{.into_inverse_fft = true});
     if (allowed != GemvImplementation::Fused) candidates.emplace_back(std::nullopt);
     gemv_tuning_[adjoint] = candidates.front();  // the estimate
     if (options_.planning != Planning::Measure || candidates.size() == 1) continue;

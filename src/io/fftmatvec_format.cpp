@@ -377,8 +377,15 @@ void write_operator(const std::string& dir, const OperatorData& op) {
   const MetaAdj meta = meta_for(op, dir);
   AtomicOutput output(dir, AtomicOutput::Kind::Directory, check_replaceable);
   const fs::path binary = fs::path(output.path()) / "binary";
+  // One level at a time below the temporary, which exists: create_directories would make the
+  // temporary again if a signal's cleanup (apps/shiftop/signal_cleanup.cpp) had just removed it,
+  // and leave it behind; here the missing parent fails the write instead.
   std::error_code error;
-  fs::create_directories((fs::path(output.path()) / block_row_path(meta, 0)).parent_path(), error);
+  fs::path made = output.path();
+  for (const fs::path& part : fs::path(block_row_path(meta, 0)).parent_path()) {
+    made /= part;
+    if (!fs::create_directory(made, error) && error) break;
+  }
   require(!error, "{}: cannot create {}: {}", dir, binary.string(), error.message());
   write_text((binary / "meta_adj").string(), format_meta_adj(meta));
   const index_t row_values = meta.nm * meta.nt;

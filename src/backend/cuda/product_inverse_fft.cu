@@ -50,6 +50,7 @@ __global__ void __launch_bounds__(Tile<N, TY>::kBlock, Tile<N, TY>::kMinBlocks)
   const index_t clusters = gridDim.x / kCluster, ranges = (shape.nm + kWidth - 1) / kWidth;
   const int thread = rank * Tl::kBlock + static_cast<int>(threadIdx.x);
   constexpr int kItems = (N + 1) * kWidth, kClusterThreads = kCluster * Tl::kBlock;
+  cluster.sync();  // every block of the cluster has started before any writes into its memory
   for (index_t range = blockIdx.x / kCluster; range < ranges; range += clusters) {
     const index_t first = range * kWidth;
     for (int item = thread; item < kItems; item += kClusterThreads) {

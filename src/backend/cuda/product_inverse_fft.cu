@@ -98,38 +98,12 @@ void adjoint_product_inverse_fft(const complex_t<TA>* a, const GemvShape& shape,
   with_points(length, nt, [&](auto points) {
     constexpr int N = decltype(points)::value;
     using Tl = Tile<N, TY>;
-    constexpr auto kernel = product_inverse_fft_kernel<TA, TX, TY, N>;
-    const std::size_t bytes = Tl::kSeries * kColumns<TY> * Tl::kAreaBytes;
     const index_t width = index_t{kCluster} * Tl::kSeries * kColumns<TY>;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim = {kCluster, 1, 1};
-    cudaLaunchConfig_t config{};
-    config.blockDim = dim3(Tl::kBlock);
-    config.dynamicSmemBytes = bytes;
-    config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    // As many clusters as fit at once (looked up once per device and host thread), each looping
-    // over column ranges.
-    thread_local int device = -1, resident = 0;
-    int current = 0;
-    SHIFTOP_CUDA_CHECK(cudaGetDevice(&current));
-    if (current != device) {
-      SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(bytes)));
-      config.gridDim = dim3(kCluster);
-      SHIFTOP_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-      if (resident == 0)
-        throw Error("product + inverse FFT of length " + std::to_string(2 * N) + ": clusters of " +
-                    std::to_string(kCluster) + " blocks with " + std::to_string(bytes) +
-                    " bytes of shared memory each do not fit on this device");
-      device = current;
-    }
-    const index_t clusters = std::min<index_t>((shape.nm + width - 1) / width, resident);
-    config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
-    SHIFTOP_CUDA_CHECK(
-        cudaLaunchKernelEx(&config, kernel, a, shape, x, y, single_output, nt, twiddles));
+    launch_persistent<product_inverse_fft_kernel<TA, TX, TY, N>>(
+        [] { return "product + inverse FFT of length " + std::to_string(2 * N); },
+        (shape.nm + width - 1) / width * kCluster, Tl::kBlock,
+        Tl::kSeries * kColumns<TY> * Tl::kAreaBytes, kCluster, stream, a, shape, x, y,
+        single_output, nt, twiddles);
   });
 }
 

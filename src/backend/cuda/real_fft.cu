@@ -122,7 +122,7 @@ void launch(index_t series, stream_t stream, Args... args) {
   using Tl = Tile<N, T>;
   launch_persistent<kernel>([] { return "real FFT of length " + std::to_string(2 * N); },
                             (series + Tl::kSeries - 1) / Tl::kSeries, Tl::kBlock,
-                            2 * Tl::kSeries * Tl::kAreaBytes, stream, args...);
+                            2 * Tl::kSeries * Tl::kAreaBytes, 1, stream, args...);
 }
 
 }  // namespace

@@ -252,32 +252,49 @@ void with_points(index_t length, index_t nt, F&& f) {
 static_assert(kMinPoints << 9 == kMaxPoints);
 
 /// Launches a persistent kernel: min(`blocks`, as many as fit on the device at once) blocks of
-/// `threads` threads with `bytes` of dynamic shared memory, each looping over its work. The
-/// occupancy is looked up once per kernel, device and host thread; what() names the kernel in
-/// the error when its shared memory does not fit.
+/// `threads` threads with `bytes` of dynamic shared memory, in clusters of `cluster` blocks
+/// (`blocks` a multiple of it), each looping over its work. The occupancy is looked up once per
+/// kernel, device and host thread; what() names the kernel in the error when it does not fit.
 template <auto kernel, typename What, typename... Args>
-void launch_persistent(What what, index_t blocks, int threads, std::size_t bytes, stream_t stream,
-                       Args... args) {
+void launch_persistent(What what, index_t blocks, int threads, std::size_t bytes, int cluster,
+                       stream_t stream, Args... args) {
   if (blocks <= 0) return;
-  thread_local int device = -1, resident = 0;
+  cudaLaunchAttribute clusters{};
+  clusters.id = cudaLaunchAttributeClusterDimension;
+  clusters.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  cudaLaunchConfig_t config{};
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = bytes;
+  config.stream = stream;
+  config.attrs = &clusters;
+  config.numAttrs = cluster > 1 ? 1 : 0;
+  thread_local int device = -1;
+  thread_local index_t resident = 0;
   int current = 0;
   SHIFTOP_CUDA_CHECK(cudaGetDevice(&current));
   if (current != device) {
     SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(bytes)));
-    int sms = 0, per_sm = 0;
-    SHIFTOP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current));
-    SHIFTOP_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes));
-    if (per_sm == 0)
-      throw Error(what() + ": " + std::to_string(bytes) +
-                  " bytes of shared memory per block do not fit on this device");
+    int fit = 0;  // clusters on the device, or blocks per multiprocessor
+    if (cluster > 1) {
+      config.gridDim = dim3(static_cast<unsigned>(cluster));
+      SHIFTOP_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &config));
+      resident = index_t{fit} * cluster;
+    } else {
+      int sms = 0;
+      SHIFTOP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current));
+      SHIFTOP_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, bytes));
+      resident = index_t{fit} * sms;
+    }
+    if (fit == 0)
+      throw Error(what() + ": " + std::to_string(bytes) + " bytes of shared memory per block" +
+                  (cluster > 1 ? " in clusters of " + std::to_string(cluster) + " blocks" : "") +
+                  " do not fit on this device");
     device = current;
-    resident = sms * per_sm;
   }
-  kernel<<<static_cast<unsigned>(std::min<index_t>(blocks, resident)), threads, bytes, stream>>>(
-      args...);
-  SHIFTOP_CHECK_LAUNCH();
+  config.gridDim = dim3(static_cast<unsigned>(std::min(blocks, resident)));
+  SHIFTOP_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
 }  // namespace shiftop::cuda::real_fft_detail

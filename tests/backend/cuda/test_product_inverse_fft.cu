@@ -1,15 +1,16 @@
 // The F* product written straight into the inverse real FFT (backend/cuda/product_inverse_fft.cuh,
 // ctest label `gpu`) against a long double reference on the host: Y[j][k] = sum_i conj(F^[k][i][j])
-// x[i][k], then the Hermitian C2R of Y[j], keeping nt values. Every precision triple the engine
-// uses for (F^, x, spectra), FP32 or FP64 output; lengths 16 to 8192; even and odd nt; one and
-// several observation blocks; Nm odd (a partial last group of columns) and Nm = 1.
+// x[i][k], then the Hermitian C2R of Y[j], keeping nt values. Precision triples (F^, x, spectra):
+// all FP64 (FP64 and FP32 output), all FP32, FP32 F^ with FP64 vectors, FP64 F^ with FP32 ones
+// (two and four columns per block); lengths 16 to 8192; even and odd nt; one and several
+// observation blocks; Nm odd (a partial last range of columns) and Nm = 1.
 //
-// The kernel is persistent: a thread block loops over groups of columns. So that the blocks loop
-// at least twice (the sizes below exceed what an H100 or H200 holds at once for each length) and
-// the host reference stays cheap, column j of F^ is 2^(j mod 5 - 2) times one of 7 random patterns
-// (j mod 7): scaling by a power of two is exact in every precision, so column j's reference is its
-// pattern's, scaled, and a mix-up of two columns shows unless their distance is a multiple of 35.
-// The padding of F^'s rows (ld = Nm rounded up to even) is zero, as the engine's.
+// The kernel is persistent: each cluster of blocks loops over ranges of columns. So that the
+// clusters loop (at L = 16, 1024 and 8192 at least twice) and the host reference stays cheap,
+// column j of F^ is 2^(j mod 5 - 2) times one of 7 random patterns (j mod 7): scaling by a power of
+// two is exact in every precision, so column j's reference is its pattern's, scaled, and a mix-up
+// of two columns shows unless their distance is a multiple of 35. The padding of F^'s rows (ld = Nm
+// rounded up to even) is zero, as the engine's.
 //
 // y is poisoned with NaN, and a guard after it, before each launch: an unwritten output or a write
 // past the end fails. Tolerances are relative to scale = 2 sum_k sum_i |F^[k][i][j]| |x[i][k]|,
@@ -28,28 +29,14 @@
 
 #include "backend/cuda/product_inverse_fft.cuh"
 #include "backend/cuda/real_fft.cuh"
+#include "scaled_patterns.cuh"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/gpu/devices.hpp"
 
 namespace shiftop::cuda {
 namespace {
 
-constexpr index_t kGuard = 64;
-constexpr index_t kPatterns = 7, kScales = 5;
-using Exact = std::complex<long double>;
-
-template <typename T>
-struct DeviceArray {
-  T* p = nullptr;
-  explicit DeviceArray(std::size_t n) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p, n * sizeof(T))); }
-  ~DeviceArray() { cudaFree(p); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
-
-double scale_of(index_t j) {
-  return std::ldexp(1.0, static_cast<int>(j % kScales) - 2);
-}
+using namespace test;
 
 struct Case {
   index_t length, nt, nd, nm;
@@ -166,9 +153,10 @@ TEST_P(ProductInverseFft, MatchesTheProductAndTheInverseDft) {
   check<double, float, float>(c, false);
 }
 
-// Sizes: columns beyond what a device holds at once for each length (L = 16: 256 series slots of
-// 2-4 columns per block; L = 1024: 8-16 columns per block, three blocks per multiprocessor;
-// L = 8192: 2-4 columns, one block), Nm odd and Nm = 1, Nd = 1, odd and even nt.
+// Sizes: more columns than the resident clusters of 8 blocks cover at once on an H100 or H200
+// (132 multiprocessors), so that every cluster loops: L = 16, 4096-8192 columns per cluster, 33
+// clusters; L = 1024, 64-128 columns, 49 clusters; L = 8192, 16-32 columns, 16 clusters. Nm odd
+// and Nm = 1, Nd = 1, odd and even nt.
 INSTANTIATE_TEST_SUITE_P(Sizes, ProductInverseFft,
                          ::testing::Values(Case{16, 8, 2, (index_t{1} << 19) + 3},
                                            Case{16, 5, 1, 1}, Case{32, 16, 5, 1},

@@ -30,29 +30,14 @@
 #include <vector>
 
 #include "backend/cuda/real_fft.cuh"
+#include "scaled_patterns.cuh"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/gpu/devices.hpp"
 
 namespace shiftop::cuda {
 namespace {
 
-constexpr index_t kGuard = 64;  // poisoned elements after each output that must stay untouched
-constexpr index_t kPatterns = 7, kScales = 5;
-using Exact = std::complex<long double>;
-
-template <typename T>
-struct DeviceArray {
-  T* p = nullptr;
-  explicit DeviceArray(std::size_t n) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p, n * sizeof(T))); }
-  ~DeviceArray() { cudaFree(p); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
-
-/// The exact factor of series s: 1/4 .. 4.
-double scale_of(index_t s) {
-  return std::ldexp(1.0, static_cast<int>(s % kScales) - 2);
-}
+using namespace test;
 
 // exp(sign 2 pi i m / L) for m < L.
 std::vector<Exact> roots(index_t length, int sign) {

@@ -1,5 +1,3 @@
-#include <cooperative_groups.h>
-
 #include <algorithm>
 #include <string>
 
@@ -40,17 +38,16 @@ __global__ void __launch_bounds__(Tile<N, TY>::kBlock, Tile<N, TY>::kMinBlocks)
   using C = complex_t<TY>;
   using Tl = Tile<N, TY>;
   constexpr int G = kColumns<TY>, kPerBlock = Tl::kSeries * G, kWidth = kCluster * kPerBlock;
-  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   extern __shared__ __align__(16) unsigned char shared[];
   const int lane = threadIdx.x % Tl::kThreads, local = threadIdx.x / Tl::kThreads;
   const auto area = [&](unsigned char* base, int column) {  // column < kPerBlock of a block
     return reinterpret_cast<C*>(base + column * Tl::kAreaBytes);
   };
-  const int rank = static_cast<int>(cluster.block_rank());
+  const int rank = static_cast<int>(cluster_block_rank());
   const index_t clusters = gridDim.x / kCluster, ranges = (shape.nm + kWidth - 1) / kWidth;
   const int thread = rank * Tl::kBlock + static_cast<int>(threadIdx.x);
   constexpr int kItems = (N + 1) * kWidth, kClusterThreads = kCluster * Tl::kBlock;
-  cluster.sync();  // every block of the cluster has started before any writes into its memory
+  cluster_sync();  // every block of the cluster has started before any writes into its memory
   for (index_t range = blockIdx.x / kCluster; range < ranges; range += clusters) {
     const index_t first = range * kWidth;
     for (int item = thread; item < kItems; item += kClusterThreads) {
@@ -64,10 +61,10 @@ __global__ void __launch_bounds__(Tile<N, TY>::kBlock, Tile<N, TY>::kMinBlocks)
           conj_multiply_add(acc, to_complex<double>(load_streaming_once(entry + i * shape.ld)),
                             to_complex<double>(x[i * shape.nw + k]));
       }
-      unsigned char* owner = cluster.map_shared_rank(shared, column / kPerBlock);
+      unsigned char* owner = cluster_shared_of(shared, static_cast<unsigned>(column / kPerBlock));
       area(owner, column % kPerBlock)[pad(k)] = to_complex<TY>(acc);
     }
-    cluster.sync();  // every product has landed in its owner's shared memory
+    cluster_sync();  // every product has landed in its owner's shared memory
 #pragma unroll 1
     for (int q = 0; q < G; ++q) {
       const int column = local * G + q;
@@ -82,7 +79,7 @@ __global__ void __launch_bounds__(Tile<N, TY>::kBlock, Tile<N, TY>::kMinBlocks)
       else
         store_unpadded<double>(data, y + j * nt, nt, lane, Tl::kThreads);
     }
-    cluster.sync();  // every block is done with its areas before the next products fill them
+    cluster_sync();  // every block is done with its areas before the next products fill them
   }
 }
 

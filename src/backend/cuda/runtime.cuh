@@ -1,13 +1,15 @@
 // The GPU runtime as the kernels see it: the warp size, the warp shuffles, the cache-hinted and
-// asynchronous loads, the stream and event types, and the check after a launch. The kernels
-// (gemv_kernels.cu, real_fft.cu, layout_kernels.cu) and the code that launches them use these
-// names instead of CUDA's intrinsics and literal 32s, so that a HIP build swaps this header and
-// compiles the same kernel files (docs/architecture.md, "Checklist: add a backend").
+// asynchronous loads, the clusters' barrier and shared memory, the stream and event types, and
+// the check after a launch. The kernels (gemv_kernels.cu, real_fft.cu, product_inverse_fft.cu,
+// layout_kernels.cu) and the code that launches them use these names instead of CUDA's
+// intrinsics and literal 32s, so that a HIP build swaps this header and compiles the same kernel
+// files (docs/architecture.md, "Checklist: add a backend").
 //
 // Every wrapper is `__device__ __forceinline__` around one intrinsic: the generated code is the
 // intrinsic's own.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -59,6 +61,25 @@ __device__ __forceinline__ void async_copy_commit() {
 template <std::size_t Pending>
 __device__ __forceinline__ void async_copy_wait() {
   __pipeline_wait_prior(Pending);
+}
+
+/// The rank of this thread block in its cluster (a launch in clusters of blocks that share their
+/// shared memory: distributed shared memory, sm_90).
+__device__ __forceinline__ unsigned cluster_block_rank() {
+  return cooperative_groups::this_cluster().block_rank();
+}
+
+/// A barrier of every thread of every block of the cluster; shared-memory writes into other
+/// blocks before it are visible to them after it.
+__device__ __forceinline__ void cluster_sync() {
+  cooperative_groups::this_cluster().sync();
+}
+
+/// The address of `local` (this block's shared memory) in the shared memory of block `rank` of the
+/// cluster.
+template <typename T>
+__device__ __forceinline__ T* cluster_shared_of(T* local, unsigned rank) {
+  return cooperative_groups::this_cluster().map_shared_rank(local, rank);
 }
 
 }  // namespace shiftop::cuda

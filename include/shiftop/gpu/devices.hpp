@@ -31,13 +31,13 @@ double measure_copy_bandwidth_GBs(std::size_t bytes, int device, int repetitions
 
 /// Read-only streaming bandwidth of `device`, bytes read / time, best of `repetitions` passes
 /// (after one warm-up) of a kernel that reads a buffer of `bytes` with 16-byte loads and writes
-/// nothing but one value per block: the ceiling of a kernel that reads its operand once (use a
-/// buffer many times the L2 cache, e.g. 1 GiB). A read-only stream beats the copy rate, which
-/// counts a read and a write of every byte.
+/// nothing: the ceiling of a kernel that reads its operand once (use a buffer many times the L2
+/// cache, e.g. 1 GiB). A read-only stream beats the copy rate, which counts a read and a write of
+/// every byte.
 double measure_read_bandwidth_GBs(std::size_t bytes, int device, int repetitions = 10);
 
 /// cuBLAS's square complex GEMM rate on `device` in TFLOP/s: zgemm (FP64) or, with `single`, cgemm
-/// (FP32), on n x n matrices large enough to be compute-bound (n = 8192), 8 n^3 flops per call,
+/// (FP32), on n x n matrices large enough to be compute-bound (n = 4096), 8 n^3 flops per call,
 /// best of a few calls after a warm-up: the flop ceiling of the phase-3 product of many vectors.
 double measure_complex_gemm_TFLOPs(bool single, int device);
 

@@ -249,7 +249,9 @@ TYPED_TEST(Pointwise, SvdMatchesLapackAndIsOrthogonal) {
     const Run<T> out = run(g_in, size.rows, size.cols, ldg, {}, 1);
     const double n = static_cast<double>(size.cols);
     EXPECT_TRUE(out.counts.converged);
-    EXPECT_LE(out.counts.sweeps, 12);
+    // Quadratic convergence: measured at most 13 sweeps (64 x 64, the last one rotating nothing,
+    // which is what converged means); a method that lost it would need several times more.
+    EXPECT_LE(out.counts.sweeps, 16);
     // Measured (long double references, all sizes and types), in units of eps n: largest cosine
     // 0.43, ||G_in V - G_out|| / ||G_in|| 1.02, max |V^H V - I| 2.25, singular values 1.04 (of
     // sigma_max); the hyperbolic test below: 0.64, 0.95, 2.66 and 2.5 (eigenvalues).

@@ -22,6 +22,7 @@
 #include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "support/expect_error.hpp"
+#include "support/graded_matrices.hpp"
 #include "support/quad_reference.hpp"
 
 namespace {
@@ -30,71 +31,14 @@ using shiftop::index_t;
 using shiftop::svd::JacobiOptions;
 using shiftop::svd::StrategyKind;
 using shiftop::svd::Variant;
+using shiftop::testing::equilibrated_condition;
+using shiftop::testing::graded;
+using shiftop::testing::graded_reference;
+using shiftop::testing::Grading;
+using shiftop::testing::orthogonality_error;
+using shiftop::testing::transpose;
 
 constexpr double kEps = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
-
-enum class Grading { Rows, Columns };
-
-// m x n column-major D B (rows) or B D (columns): B normal(0, 1), the scales 10^(-decades t),
-// t evenly spaced in [0, 1], shuffled.
-std::vector<double> graded(index_t m, index_t n, Grading grading, double decades, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  const index_t k = grading == Grading::Rows ? m : n;
-  std::vector<double> scale(static_cast<std::size_t>(k));
-  for (index_t i = 0; i < k; ++i)
-    scale[i] = std::pow(
-        10.0, -decades * static_cast<double>(i) / static_cast<double>(std::max<index_t>(k - 1, 1)));
-  std::shuffle(scale.begin(), scale.end(), rng);
-  std::vector<double> a(static_cast<std::size_t>(m * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i)
-      a[i + j * m] = normal(rng) * scale[grading == Grading::Rows ? i : j];
-  return a;
-}
-
-std::vector<double> transpose(const std::vector<double>& a, index_t m, index_t n) {
-  std::vector<double> t(a.size());
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i)
-      t[j + i * n] = a[i + j * m];
-  return t;
-}
-
-// The condition number of a with its rows (Grading::Rows) or columns scaled to unit norm: the
-// kappa of the relative perturbation theory (Demmel and Veselic), which the grading does not
-// enter. LAPACK's dgesvd is accurate for it: the equilibrated matrix is well conditioned.
-double equilibrated_condition(std::vector<double> a, index_t m, index_t n, Grading grading) {
-  const index_t count = grading == Grading::Rows ? m : n;
-  for (index_t k = 0; k < count; ++k) {
-    double sum = 0;
-    for (index_t l = 0; l < (grading == Grading::Rows ? n : m); ++l) {
-      const double x = grading == Grading::Rows ? a[k + l * m] : a[l + k * m];
-      sum += x * x;
-    }
-    for (index_t l = 0; l < (grading == Grading::Rows ? n : m); ++l)
-      (grading == Grading::Rows ? a[k + l * m] : a[l + k * m]) /= std::sqrt(sum);
-  }
-  std::vector<double> s(static_cast<std::size_t>(std::min(m, n))), superb(s.size());
-  const int info =
-      LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', static_cast<int>(m), static_cast<int>(n), a.data(),
-                     static_cast<int>(m), s.data(), nullptr, 1, nullptr, 1, superb.data());
-  EXPECT_EQ(info, 0);
-  return s.front() / s.back();
-}
-
-// max |Q^T Q - I| over the cols columns of the rows x cols Q.
-double orthogonality_error(const std::vector<double>& q, index_t rows, index_t cols) {
-  double worst = 0;
-  for (index_t j = 0; j < cols; ++j)
-    for (index_t k = 0; k <= j; ++k) {
-      long double dot = 0;
-      for (index_t i = 0; i < rows; ++i)
-        dot += static_cast<long double>(q[i + j * rows]) * q[i + k * rows];
-      worst = std::max(worst, std::abs(static_cast<double>(dot) - (j == k ? 1.0 : 0.0)));
-    }
-  return worst;
-}
 
 struct Outcome {
   double values = 0;         // max relative error of the singular values
@@ -133,13 +77,7 @@ TEST_P(GradedConvergence, ValuesToTheirRelativeAccuracyAndVectorsOrthonormal) {
   for (const Grading grading : {Grading::Rows, Grading::Columns})
     for (const double decades : {8.0, 16.0, 24.0}) {
       const std::vector<double> a = graded(m, n, grading, decades, seed++);
-      // The reference on the matrix whose columns carry the grading (B D, or (D B)^T = B^T D):
-      // one-sided Jacobi is relatively accurate there, in __float128 to ~1e-30.
-      std::vector<double> want =
-          grading == Grading::Rows
-              ? shiftop::testing::quad_singular_values(transpose(a, m, n).data(), n, m, n)
-              : shiftop::testing::quad_singular_values(a.data(), m, n, m);
-      want.resize(static_cast<std::size_t>(std::min(m, n)));  // (the rest are zeros)
+      const std::vector<double> want = graded_reference(a, m, n, grading);
       // The premise: absolute accuracy (eps sigma_max, bidiagonalisation's) would not do.
       if (decades >= 16 && m == n) {
         ASSERT_LT(want.back() / want.front(), 1e-12);
@@ -190,8 +128,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GradedConvergence,
 TEST(GradedConvergence, SweepsDoNotStopWhileAPairIsStillRotated) {
   const index_t n = 4;
   const std::vector<double> a = graded(n, n, Grading::Rows, 24, 7);
-  const std::vector<double> want =
-      shiftop::testing::quad_singular_values(transpose(a, n, n).data(), n, n, n);
+  const std::vector<double> want = graded_reference(a, n, n, Grading::Rows);
   JacobiOptions options;
   options.variant = Variant::Pointwise;
   options.compute_u = options.compute_v = true;

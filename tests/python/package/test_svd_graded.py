@@ -86,3 +86,22 @@ def test_graded_matrices_in_both_orders(rows, shape):
         kappa = np.linalg.cond(scaled)
         for order in (np.asfortranarray(a), np.ascontiguousarray(a)):
             check(order, want, 16 * max(shape) * kappa)
+
+
+def test_a_subnormal_matrix_is_scaled_into_the_normal_range():
+    # Entries 1e-310 and 1e-320 (subnormal): before, the sweeps ran in the subnormal range and
+    # did not converge. The decimal reference reads the same (exactly represented) entries.
+    a = (np.full((4, 3), 1e-10) + np.eye(4, 3)) * 1e-310
+    assert 0 < np.abs(a).max() < np.finfo(np.float64).tiny
+    want = decimal_singular_values(a)
+    s = shiftop.svd(a, compute_uv=False)
+    # Relative accuracy, plus the rounding of the results themselves to the subnormal grid (half
+    # the smallest subnormal, absolute).
+    bound = 16 * 4 * np.finfo(np.float64).eps + np.finfo(np.float64).smallest_subnormal / want
+    assert np.all(np.abs(s - want) / want <= bound)
+
+
+def test_a_singular_value_beyond_the_range_is_refused_as_such():
+    # sqrt(6) 1e308 from finite entries: before, "did not converge in 1 sweeps".
+    with pytest.raises(ValueError, match="a singular value exceeds the largest finite float64"):
+        shiftop.svd(np.full((3, 2), 1e308) * [1, -1])

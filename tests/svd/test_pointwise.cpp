@@ -252,13 +252,15 @@ TYPED_TEST(Pointwise, SvdMatchesLapackAndIsOrthogonal) {
     // Quadratic convergence: measured at most 13 sweeps (64 x 64, the last one rotating nothing,
     // which is what converged means); a method that lost it would need several times more.
     EXPECT_LE(out.counts.sweeps, 16);
-    // Measured (long double references, all sizes and types), in units of eps n: largest cosine
-    // 0.43, ||G_in V - G_out|| / ||G_in|| 1.02, max |V^H V - I| 2.25, singular values 1.04 (of
-    // sigma_max); the hyperbolic test below: 0.64, 0.95, 2.66 and 2.5 (eigenvalues).
+    // At least 4x the worst measured over the native and the portable build (long double
+    // references, all sizes and types), in units of eps n: largest cosine 0.43,
+    // ||G_in V - G_out|| / ||G_in|| 1.05, max |V^H V - I| 2.96, singular values 1.76 (of
+    // sigma_max, LAPACK's error included); the hyperbolic test below: eigenvalues 2.77,
+    // reconstruction 1.45, J-unitarity 2.82.
     EXPECT_LE(largest_cosine(out.g, size.rows, size.cols, ldg), 4 * eps<T>() * n);
     EXPECT_LE(reconstruction_error(g_in, out, size.rows, size.cols, ldg, size.cols + 3),
               8 * eps<T>() * n);
-    EXPECT_LE(j_unitarity_error(out.v, size.cols, size.cols + 3, {}), 8 * eps<T>() * n);
+    EXPECT_LE(j_unitarity_error(out.v, size.cols, size.cols + 3, {}), 12 * eps<T>() * n);
     // Rows of G beyond `rows` (the NaN poison in the leading dimension) untouched, V's too.
     for (index_t j = 0; j < size.cols; ++j) {
       for (index_t i = size.rows; i < ldg; ++i)
@@ -303,11 +305,12 @@ TYPED_TEST(Pointwise, HyperbolicMatchesEigenvaluesOfGJGH) {
         worst = std::max(worst, std::abs(negative[k] - w[k]) / scale);
       for (std::size_t k = 0; k < positive.size(); ++k)
         worst = std::max(worst, std::abs(positive[k] - w[w.size() - positive.size() + k]) / scale);
-      // Measured worst over all sizes and types: 2.5 eps n of the largest |eigenvalue|.
-      EXPECT_LE(worst, 8 * eps<T>() * n);
+      // Bounds: see SvdMatchesLapackAndIsOrthogonal (eigenvalues relative to the largest
+      // |eigenvalue|, LAPACK's error included).
+      EXPECT_LE(worst, 12 * eps<T>() * n);
       EXPECT_LE(reconstruction_error(g_in, out, size.rows, size.cols, ldg, size.cols + 3),
                 8 * eps<T>() * n);
-      EXPECT_LE(j_unitarity_error(out.v, size.cols, size.cols + 3, signs), 8 * eps<T>() * n);
+      EXPECT_LE(j_unitarity_error(out.v, size.cols, size.cols + 3, signs), 12 * eps<T>() * n);
     }
   }
 }

@@ -145,7 +145,7 @@ struct Problem {
   index_t v_rows, ldv;
   std::span<const std::int8_t> signs;
   bool sort;
-  Real<T> tolerance;  // eps * sqrt(cols), section 2.3.3
+  Real<T> tolerance;  // orthogonality_tolerance(rows, cols), svd/rotation.hpp
   Real<T>* norms;     // nu_i, kept through the sweep (updated by the prediction)
 
   T* g_column(index_t j) const { return g + j * ldg; }
@@ -243,9 +243,7 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
   }
   std::vector<R> norms(static_cast<std::size_t>(cols));
   const Problem<T> problem{
-      g,           rows,   ldg,
-      v,           v_rows, ldv,
-      signs,       sort,   unit_roundoff<R>() * std::sqrt(static_cast<R>(cols)),
+      g,           rows, ldg, v, v_rows, ldv, signs, sort, orthogonality_tolerance<R>(rows, cols),
       norms.data()};
   const bool parallel = threads > 1 && rows >= parallel_min_rows;
 

@@ -33,7 +33,8 @@ struct SweepCounts {
 ///   and nondecreasing for -1.
 /// * threads: OpenMP threads over the disjoint pairs of a step (1: none). The result does not
 ///   depend on it, bit for bit.
-/// Relative orthogonality: |g_p^H g_q| < eps * sqrt(cols) * ||g_p|| * ||g_q||, with column norms
+/// Relative orthogonality: |g_p^H g_q| < eps * sqrt(max(rows, cols)) * ||g_p|| * ||g_q||
+/// (orthogonality_tolerance, svd/rotation.hpp), with column norms
 /// computed safely (section 2.6, svd/column_norms.hpp).
 template <class T>
 SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ldg, T* v,

@@ -65,6 +65,16 @@ SHIFTOP_HOST_DEVICE constexpr R unit_roundoff() {
   return std::numeric_limits<R>::epsilon() / 2;
 }
 
+/// The relative orthogonality threshold of the one-sided methods: the pair (p, q) is rotated when
+/// |g_p^H g_q| >= tolerance ||g_p|| ||g_q||. The thesis' eps sqrt(n) (section 2.3.3) with n the
+/// larger of the columns' length and count: the computed cosine of two orthogonal columns of length
+/// m is off by about sqrt(m) eps (hence dgesvj's sqrt(M) eps), so a threshold below that would keep
+/// a tall matrix rotating forever (a 10^6 x 2 matrix did: 60 sweeps, not converged).
+template <class R>
+SHIFTOP_HOST_DEVICE R orthogonality_tolerance(long long rows, long long cols) {
+  return unit_roundoff<R>() * std::sqrt(static_cast<R>(rows > cols ? rows : cols));
+}
+
 /// (2.16)-(2.18) from ct 2phi (cot 2phi, or coth 2phi when hyperbolic), with the special cases of
 /// section 2.3.4: |cot 2phi| < sqrt(eps) gives |cot phi| = |cot 2phi| + 1; |ct 2phi| >=
 /// sqrt(2/eps) gives |ct phi| = 2 |ct 2phi| and cs = 1 (no square of ct 2phi, which could

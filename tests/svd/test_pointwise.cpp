@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "support/expect_error.hpp"
@@ -417,39 +418,43 @@ double gamma(index_t k) {
   return ku / (1 - ku);
 }
 
-// The rule "rotate (p, q) iff |cos| >= eps sqrt(cols), converged when a sweep rotates none"
-// (pointwise.hpp), at its threshold. G = [2 e_0, c e_0 + e_1, e_2, .., e_{cols-1}] has one pair
+// The rule "rotate (p, q) iff |cos| >= eps sqrt(max(rows, cols)), converged when a sweep rotates
+// none" (pointwise.hpp), at its threshold. G = [2 e_0, c e_0 + e_1, e_2, .., e_{cols-1}] has one
+// pair
 // that is not orthogonal, (0, 1), and the kernel's cosine of it is exactly c: the dot product's
 // only nonzero term is 2 c (times 2: exact), ||g_0|| = sqrt(4) = 2 exactly, and ||g_1|| =
 // sqrt(fl(c^2 + 1)) = 1 exactly because c^2 < u, so 2 c / (2 * 1) = c with no rounding at all
 // (the true cosine, c / sqrt(1 + c^2), is c to a relative c^2 / 2 < 1e-12). c = 0.9 and 1.1 times
 // the tolerance then fall on either side of it by 10%, which no rounding can blur. cols = 64 is
-// where eps sqrt(cols) and eps cols differ 8x, cols = 2 where they differ sqrt(2)x. The rotation
-// of the norms 2 and 1 has |cot 2phi| = 0.75 / c above sqrt(2 / eps), so cos == 1: not proper, yet
-// it must count (the stopping rule of issue 28).
-TYPED_TEST(Pointwise, RotatesExactlyThePairsAtOrAboveEpsSqrtCols) {
+// where eps sqrt(cols) and eps cols differ 8x, cols = 2 where they differ sqrt(2)x; 256 x 2 is
+// where the columns' length decides (eps sqrt(rows), 8x eps sqrt(cols): a tall matrix's cosines
+// are computed with about that much rounding, and a 10^6 x 2 one never converged below it). The
+// rotation of the norms 2 and 1 has |cot 2phi| = 0.75 / c above sqrt(2 / eps), so cos == 1: not
+// proper, yet it must count (the stopping rule of issue 28).
+TYPED_TEST(Pointwise, RotatesExactlyThePairsAtOrAboveTheTolerance) {
   using T = TypeParam;
-  for (const index_t cols : {index_t{2}, index_t{3}, index_t{64}}) {
-    const R<T> tolerance = static_cast<R<T>>(eps<T>()) * std::sqrt(static_cast<R<T>>(cols));
+  for (const auto& [rows, cols] : {std::pair<index_t, index_t>{2, 2}, {3, 3}, {64, 64}, {256, 2}}) {
+    const R<T> tolerance =
+        static_cast<R<T>>(eps<T>()) * std::sqrt(static_cast<R<T>>(std::max(rows, cols)));
     for (const double factor : {0.9, 1.1}) {
-      SCOPED_TRACE(::testing::Message()
-                   << "cols " << cols << ", cosine " << factor << " x eps sqrt(cols)");
+      SCOPED_TRACE(::testing::Message() << rows << " x " << cols << ", cosine " << factor
+                                        << " x eps sqrt(max(rows, cols))");
       const R<T> c = static_cast<R<T>>(factor) * tolerance;
-      std::vector<T> g_in(static_cast<std::size_t>(cols * cols), T(0));
+      std::vector<T> g_in(static_cast<std::size_t>(rows * cols), T(0));
       for (index_t j = 0; j < cols; ++j)
-        g_in[j * cols + j] = T(j == 0 ? 2 : 1);
-      g_in[cols] = T(c);  // g_1 = c e_0 + e_1
+        g_in[j * rows + j] = T(j == 0 ? 2 : 1);
+      g_in[rows] = T(c);  // g_1 = c e_0 + e_1
       const bool rotates = factor > 1;
-      const Run<T> one = run(g_in, cols, cols, cols, {}, 1, 1);
+      const Run<T> one = run(g_in, rows, cols, rows, {}, 1, 1);
       EXPECT_EQ(one.counts.rotations, rotates ? 1 : 0);
       EXPECT_EQ(one.counts.converged, !rotates);
-      const Run<T> out = run(g_in, cols, cols, cols, {}, 1);
+      const Run<T> out = run(g_in, rows, cols, rows, {}, 1);
       EXPECT_TRUE(out.counts.converged);
       // A sweep that rotates the pair, then one that finds every pair orthogonal.
       EXPECT_EQ(out.counts.sweeps, rotates ? 2 : 1);
       EXPECT_EQ(out.counts.rotations, rotates ? 1 : 0);
       EXPECT_EQ(out.counts.proper_rotations, 0);
-      const long double cosine = largest_cosine(out.g, cols, cols, cols);
+      const long double cosine = largest_cosine(out.g, rows, cols, rows);
       if (rotates) {
         // Annihilated: tan = -2c/3 (to the two roundings of 1 / (2 |cot 2phi|), cot 2phi =
         // -1.5 / (2c)) leaves g_0 = fl(2 - tan c) e_0 - tan e_1 and g_1 = fl(c + 2 tan) e_0 + e_1,
@@ -464,12 +469,12 @@ TYPED_TEST(Pointwise, RotatesExactlyThePairsAtOrAboveEpsSqrtCols) {
 }
 
 // After convergence the last sweep rotated nothing (it may only have swapped columns), so every
-// pair of the output had a computed cosine below eps sqrt(cols). The true cosine is then bounded by
-// that plus the rounding of the computation: with m the real length of a column (rows, complex
-// 2 rows), the dot product is off by at most gamma_m ||g_p|| ||g_q|| (complex: its real and
+// pair of the output had a computed cosine below eps sqrt(max(rows, cols)). The true cosine is then
+// bounded by that plus the rounding of the computation: with m the real length of a column (rows,
+// complex 2 rows), the dot product is off by at most gamma_m ||g_p|| ||g_q|| (complex: its real and
 // imaginary parts each by gamma_m times sums whose total is <= 2 ||g_p|| ||g_q||), each norm by a
 // relative gamma_{m+1} (a sum of m squares, then sqrt), the quotient and product by u each:
-//   |cos| <= eps sqrt(cols) (1 + gamma_{2m+4}) + k gamma_m,  k = 1 real, 2 complex.
+//   |cos| <= eps sqrt(max(rows, cols)) (1 + gamma_{2m+4}) + k gamma_m,  k = 1 real, 2 complex.
 // (Worst case, not the probabilistic sqrt(m) u: a bound the kernel can never exceed.) Measured:
 // at most 7.99 u (64 x 64, every type; eps sqrt(64) = 8 u), against bounds of 72 u (real) and
 // 264 u (complex) there.
@@ -481,11 +486,31 @@ TYPED_TEST(Pointwise, ConvergedCosinesStayBelowTheToleranceAndTheirRounding) {
     const Run<T> out = run(g_in, size.rows, size.cols, size.rows, {}, 1);
     ASSERT_TRUE(out.counts.converged);
     const index_t m = (is_complex<T> ? 2 : 1) * size.rows;
-    const double tolerance = eps<T>() * std::sqrt(static_cast<double>(size.cols));
+    const double tolerance =
+        eps<T>() * std::sqrt(static_cast<double>(std::max(size.rows, size.cols)));
     const double bound =
         tolerance * (1 + gamma<T>(2 * m + 4)) + (is_complex<T> ? 2 : 1) * gamma<T>(m);
     EXPECT_LE(largest_cosine(out.g, size.rows, size.cols, size.rows), bound);
   }
+}
+
+// A tall pair (10^6 x 2, columns 1 + 0.3 N(0, 1) and +-1 + 0.3 N(0, 1)) whose computed cosine
+// carries about sqrt(rows) eps of rounding: with the threshold eps sqrt(cols) it rotated in every
+// one of 60 sweeps and ended not converged; with eps sqrt(max(rows, cols)) it converges as a
+// 2-column problem should (measured: 3 sweeps).
+TYPED_TEST(Pointwise, TallColumnsConverge) {
+  using T = TypeParam;
+  const index_t rows = 1000000, cols = 2;
+  std::mt19937_64 engine(5);
+  std::normal_distribution<R<T>> normal(0, R<T>(0.3));
+  std::vector<T> g(static_cast<std::size_t>(rows * cols));
+  for (index_t i = 0; i < rows; ++i) {
+    g[i] = T(1 + normal(engine));
+    g[rows + i] = T((i < rows / 2 ? 1 : -1) + normal(engine));
+  }
+  const Run<T> out = run(g, rows, cols, rows, {}, 1);
+  EXPECT_TRUE(out.counts.converged);
+  EXPECT_LE(out.counts.sweeps, 6);
 }
 
 // What the reference sweep did to one pair: the exact new squared norms over the old ones, and

@@ -93,7 +93,6 @@ __global__ void block_pair_kernel(Batch<T> batch, BlockedStep step, bool direct)
   problem.steps = step.inner_steps;
   problem.pairs_per_step = step.inner_pairs_per_step;
   problem.map = {columns.wp, p0, q0, batch.n_plus};
-  problem.tolerance = detail::unit_roundoff<R>() * sqrt(static_cast<R>(cols));
   problem.max_sweeps = step.inner_sweeps;
 
   if (direct) {
@@ -102,6 +101,8 @@ __global__ void block_pair_kernel(Batch<T> batch, BlockedStep step, bool direct)
     __syncthreads();
     problem.g = work;
     problem.rows = rows;
+    // the pair's columns are the matrix's own rows long (svd/rotation.hpp)
+    problem.tolerance = detail::orthogonality_tolerance<R>(rows, cols);
   } else {
     // factorize: H = [G_p G_q]^H [G_p G_q] over row chunks, then H = R^H R (Cholesky; a pivot
     // that is not positive leaves a zero row: that column depends on the previous ones).
@@ -150,6 +151,8 @@ __global__ void block_pair_kernel(Batch<T> batch, BlockedStep step, bool direct)
     __syncthreads();
     problem.g = r;
     problem.rows = c;
+    // (c <= cols: the matrix's order, as for every pair before)
+    problem.tolerance = detail::orthogonality_tolerance<R>(c, cols);
   }
 
   const SweepTotals totals = pointwise_sweeps<V, R>(problem, groups, &counters);

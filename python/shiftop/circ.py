@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _core
 from ._locks import new_lock
+from ._threads import thread_count
 
 _CORE = {np.dtype(np.float32): _core.CircOperatorF32, np.dtype(np.float64): _core.CircOperatorF64}
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -77,7 +78,8 @@ class CirculantOperator:
     kernels on A at creation and keep the fastest) or 'estimate'; kernel 'auto', 'block-spmv',
     'mm', 'mm2' or 'mm2s' (the CPU product, Romero et al. section 3.1), maxpy_width s of 'mm2s'
     (0: chosen); transpose 'auto', 'index' or 'atomic' (how the GPU applies C^T); max_rhs
-    right-hand sides per pass; threads CPU threads (0: OpenMP's default).
+    right-hand sides per pass; threads CPU threads (None: OpenMP's default; at most the
+    hardware threads).
 
     The operator keeps a read-only copy of A's arrays (for to_scipy and save). Products on one
     operator (and its .T) are serialised by a lock and run with the GIL released.
@@ -88,7 +90,7 @@ class CirculantOperator:
 
     def __init__(self, *args, k=None, mb=None, nb=None, backend="cpu", device=0,
                  planning="measure", kernel="auto", maxpy_width=0, transpose="auto",
-                 max_rhs=None, threads=0):
+                 max_rhs=None, threads=None):
         if len(args) >= 1 and _is_sparse(args[0]):
             if len(args) > 2:
                 raise TypeError("CirculantOperator(A, k): A sparse (mb x k*nb) and the block count")
@@ -126,7 +128,8 @@ class CirculantOperator:
             a.setflags(write=False)
         self._block_shape = (int(k), int(mb), int(nb))
         options = dict(backend=backend, device=device, planning=planning, kernel=kernel,
-                       maxpy_width=maxpy_width, transpose=transpose, threads=threads)
+                       maxpy_width=maxpy_width, transpose=transpose,
+                       threads=thread_count(threads))
         if max_rhs is not None:  # else the library's default
             options["max_rhs"] = max_rhs
         self._core = _CORE[data.dtype].create(*self._csr, *self._block_shape, **options)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core
+from ._threads import thread_count
 
 __all__ = ["gsvd", "GsvdResult"]
 
@@ -156,7 +157,7 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(_STRATEGIES)}")
     width = _positive_or_none("block_width", block_width, "chosen from n")
-    workers = _positive_or_none("threads", threads, "OpenMP's default")
+    workers = thread_count(threads)
     sweeps = _positive_or_none("max_sweeps", max_sweeps, "50")
     gpu = _device(backend, device)
 

@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from . import _core
+from ._threads import thread_count
 from .operator import Operator
 
 __all__ = ["regpath", "RegPath"]
@@ -223,14 +224,12 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=1.0, laplac
     if device is not None and backend != "cuda":
         raise ValueError(f"device={device} needs backend='cuda'")
     gpu = (0 if device is None else int(device)) if backend == "cuda" else None
-    if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
-        raise ValueError(f"threads must be None or a positive integer, got {threads!r}")
+    workers = thread_count(threads)
 
     try:
         core = _core.RegularizationPath(
             column, row, d, mass=mass, time_derivative=_REGS[reg], time_weight=time_weight,
-            laplacian=lap, space_weight=space_weight, threads=0 if threads is None else
-            int(threads), device=gpu, variant=variant, strategy=strategy)
+            laplacian=lap, space_weight=space_weight, threads=workers, device=gpu, variant=variant, strategy=strategy)
     except _core.Error as e:
         if "converge" in str(e):
             raise np.linalg.LinAlgError(str(e)) from None

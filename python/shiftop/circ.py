@@ -53,6 +53,14 @@ def _is_sparse(a):
     return hasattr(a, "tocsr") and hasattr(a, "nnz")
 
 
+def _once(name, positional, keyword):
+    """A size given positionally, refused when the keyword gives it too."""
+    if keyword is not None:
+        raise TypeError(f"CirculantOperator got {name} twice: positionally ({positional!r}) and "
+                        f"as {name}={keyword!r}")
+    return positional
+
+
 class CirculantOperator:
     """A sparse block-circulant matrix C of shape (k*mb, k*nb), prepared once, applied many times.
 
@@ -95,17 +103,25 @@ class CirculantOperator:
             if len(args) > 2:
                 raise TypeError("CirculantOperator(A, k): A sparse (mb x k*nb) and the block count")
             a = args[0].tocsr()
-            k = args[1] if len(args) == 2 else k
+            if len(args) == 2:
+                k = _once("k", args[1], k)
             if k is None:
                 raise TypeError("CirculantOperator(A, k): k, the number of blocks, is missing")
             if not isinstance(k, (int, np.integer)) or k <= 0:
                 raise ValueError(f"k must be a positive integer, got {k!r}")
-            mb, cols = a.shape
+            rows, cols = a.shape
             if cols % k:
                 raise ValueError(f"A has {cols} columns: expected k*nb, a multiple of k = {k}")
-            indptr, indices, data, nb = a.indptr, a.indices, a.data, cols // k
+            # mb and nb come from A's shape: a keyword that says otherwise is a mistake.
+            for name, given, implied in (("mb", mb, rows), ("nb", nb, cols // k)):
+                if given is not None and given != implied:
+                    raise ValueError(f"{name}={given!r} conflicts with A of shape {a.shape} and "
+                                     f"k = {k}, which give {name} = {implied}; leave it out")
+            indptr, indices, data, mb, nb = a.indptr, a.indices, a.data, rows, cols // k
         elif len(args) == 6:
-            indptr, indices, data, k, mb, nb = args
+            indptr, indices, data = args[:3]
+            k, mb, nb = (_once(name, value, given) for name, value, given in
+                         zip(("k", "mb", "nb"), args[3:], (k, mb, nb)))
         elif len(args) == 3:
             indptr, indices, data = args
         else:

@@ -473,6 +473,7 @@ class Spectrum:
     rank: the singular values > tolerance * sigma_max, over all frequencies (each w once).
     tolerance: the relative rank tolerance used.
     converged: every frequency's Jacobi SVD converged; max_sweeps: the most sweeps any needed.
+    Read-only, sigma too (the other fields are derived from it).
     """
 
     sigma: np.ndarray
@@ -530,6 +531,7 @@ def spectrum(K, first_row=None, *, rank_tolerance=None, threads=None, backend=No
         raise ValueError(f"first_row must have the shape of K {column.shape}, got {row.shape}")
     out = _core.spectrum(column, row, rank_tolerance=_rank_tolerance(rank_tolerance),
                          threads=thread_count(threads), device=device)
+    out["sigma"].setflags(write=False)  # sigma_max, sigma_min, kappa and rank are derived from it
     return Spectrum(sigma=out["sigma"], sigma_max=out["sigma_max"], sigma_min=out["sigma_min"],
                     kappa=out["kappa"], rank=out["rank"], tolerance=out["rank_tolerance"],
                     converged=out["converged"], max_sweeps=out["max_sweeps"])

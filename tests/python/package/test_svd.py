@@ -442,6 +442,8 @@ def test_spectrum_rank_counts_values_above_the_tolerance(rng):
     assert loose.tolerance == 0.5
     assert loose.rank == np.count_nonzero(loose.sigma > 0.5 * loose.sigma_max)
     assert "rank" in repr(loose) and "kappa" in repr(loose)
+    with pytest.raises(ValueError, match="read-only"):  # sigma_max and rank are derived from it
+        loose.sigma[0, 0] = 1.0
 
 
 def test_spectrum_refuses_bad_input(rng):

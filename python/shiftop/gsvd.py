@@ -129,7 +129,8 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     strategy: the outer pivot strategy: 'modmod' (modified modulus, the thesis' choice, Table
         3.2), 'rc-closest-rev', 'rc-closest' or 'rc' (row-cyclic, sequential).
     block_width: columns per block column of the blocked variants (None: chosen from n).
-    threads: OpenMP threads (None: OpenMP's default); the results do not depend on it.
+    threads: OpenMP threads: None (OpenMP's default) or 1 up to the hardware threads; the
+        results do not depend on it.
     max_sweeps: (block-)sweeps before giving up (None: 50).
     backend: None or 'cpu': on the CPU; 'cuda': the GPU twin (gsvd_gpu.hpp) on GPU `device`
         (None: 0), copied there and back, equal to the CPU's within rounding.

@@ -116,8 +116,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=N
     own TestSVD runs against it, tests/python/package/test_numpy_scipy_svd_suites.py), with
     shiftop's options keyword-only after numpy's::
 
-        U, S, Vh = shiftop.svd(a)                       # a == U[..., :k] * S[..., None, :] @ Vh[..., :k, :]
-        u, s, vh = shiftop.svd(a, full_matrices=False)  # a == (u * s[..., None, :]) @ vh
+        U, S, Vh = shiftop.svd(a)          # U (..., m, m), Vh (..., n, n), k = min(m, n):
+                                           # a == (U[..., :k] * S[..., None, :]) @ Vh[..., :k, :]
+        u, s, vh = shiftop.svd(a, False)   # thin: a == (u * s[..., None, :]) @ vh
         s = shiftop.svd(a, compute_uv=False)
         u, s, vh = shiftop.svd(torch_cuda_tensor, False)  # on its GPU, results on that GPU
 

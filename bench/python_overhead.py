@@ -165,7 +165,7 @@ def main():
     K = rng.standard_normal(shape)
     start = time.perf_counter()
     op = shiftop.Operator.from_kernels(K, backend=args.backend, device=args.device,
-                                       threads=args.threads, planning=args.planning)
+                                       threads=args.threads or None, planning=args.planning)
     plan_s = time.perf_counter() - start
     del K
     out = {

@@ -7,7 +7,8 @@ Start with :class:`shiftop.Operator`::
     d = op @ np.random.rand(4, 100)
 
 Bad inputs and options raise ValueError or TypeError; those found by the compiled core raise
-shiftop.Error, a ValueError.
+shiftop.Error, a ValueError. Every `threads` argument is None (OpenMP's default) or a count from 1
+to the hardware threads this process may run on.
 """
 
 from ._version import __version__

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _core
 from ._locks import new_lock
+from ._threads import thread_count
 
 _CORE = {np.dtype(np.float32): _core.CircOperatorF32, np.dtype(np.float64): _core.CircOperatorF64}
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -52,6 +53,14 @@ def _is_sparse(a):
     return hasattr(a, "tocsr") and hasattr(a, "nnz")
 
 
+def _once(name, positional, keyword):
+    """A size given positionally, refused when the keyword gives it too."""
+    if keyword is not None:
+        raise TypeError(f"CirculantOperator got {name} twice: positionally ({positional!r}) and "
+                        f"as {name}={keyword!r}")
+    return positional
+
+
 class CirculantOperator:
     """A sparse block-circulant matrix C of shape (k*mb, k*nb), prepared once, applied many times.
 
@@ -77,7 +86,8 @@ class CirculantOperator:
     kernels on A at creation and keep the fastest) or 'estimate'; kernel 'auto', 'block-spmv',
     'mm', 'mm2' or 'mm2s' (the CPU product, Romero et al. section 3.1), maxpy_width s of 'mm2s'
     (0: chosen); transpose 'auto', 'index' or 'atomic' (how the GPU applies C^T); max_rhs
-    right-hand sides per pass; threads CPU threads (0: OpenMP's default).
+    right-hand sides per pass; threads CPU threads (None: OpenMP's default; at most the
+    hardware threads).
 
     The operator keeps a read-only copy of A's arrays (for to_scipy and save). Products on one
     operator (and its .T) are serialised by a lock and run with the GIL released.
@@ -88,22 +98,30 @@ class CirculantOperator:
 
     def __init__(self, *args, k=None, mb=None, nb=None, backend="cpu", device=0,
                  planning="measure", kernel="auto", maxpy_width=0, transpose="auto",
-                 max_rhs=None, threads=0):
+                 max_rhs=None, threads=None):
         if len(args) >= 1 and _is_sparse(args[0]):
             if len(args) > 2:
                 raise TypeError("CirculantOperator(A, k): A sparse (mb x k*nb) and the block count")
             a = args[0].tocsr()
-            k = args[1] if len(args) == 2 else k
+            if len(args) == 2:
+                k = _once("k", args[1], k)
             if k is None:
                 raise TypeError("CirculantOperator(A, k): k, the number of blocks, is missing")
             if not isinstance(k, (int, np.integer)) or k <= 0:
                 raise ValueError(f"k must be a positive integer, got {k!r}")
-            mb, cols = a.shape
+            rows, cols = a.shape
             if cols % k:
                 raise ValueError(f"A has {cols} columns: expected k*nb, a multiple of k = {k}")
-            indptr, indices, data, nb = a.indptr, a.indices, a.data, cols // k
+            # mb and nb come from A's shape: a keyword that says otherwise is a mistake.
+            for name, given, implied in (("mb", mb, rows), ("nb", nb, cols // k)):
+                if given is not None and given != implied:
+                    raise ValueError(f"{name}={given!r} conflicts with A of shape {a.shape} and "
+                                     f"k = {k}, which give {name} = {implied}; leave it out")
+            indptr, indices, data, mb, nb = a.indptr, a.indices, a.data, rows, cols // k
         elif len(args) == 6:
-            indptr, indices, data, k, mb, nb = args
+            indptr, indices, data = args[:3]
+            k, mb, nb = (_once(name, value, given) for name, value, given in
+                         zip(("k", "mb", "nb"), args[3:], (k, mb, nb)))
         elif len(args) == 3:
             indptr, indices, data = args
         else:
@@ -126,7 +144,8 @@ class CirculantOperator:
             a.setflags(write=False)
         self._block_shape = (int(k), int(mb), int(nb))
         options = dict(backend=backend, device=device, planning=planning, kernel=kernel,
-                       maxpy_width=maxpy_width, transpose=transpose, threads=threads)
+                       maxpy_width=maxpy_width, transpose=transpose,
+                       threads=thread_count(threads))
         if max_rhs is not None:  # else the library's default
             options["max_rhs"] = max_rhs
         self._core = _CORE[data.dtype].create(*self._csr, *self._block_shape, **options)

@@ -24,6 +24,7 @@ import os
 import numpy as np
 
 from . import _distributed_config
+from ._threads import thread_count
 
 __all__ = ["read", "DistributedOperator"]
 
@@ -72,7 +73,7 @@ def read(
     precision: str = "DDDDD",
     backend: str = "cpu",
     max_rhs: int = 16,
-    threads: int = 0,
+    threads: int | None = None,
     planning: str = "measure",
 ) -> DistributedOperator:
     """Collective over comm: every rank reads its slice of the operator file `path` (shiftop .h5,
@@ -100,7 +101,7 @@ def read(
         precision=precision,
         backend=backend,
         max_rhs=max_rhs,
-        threads=threads,
+        threads=thread_count(threads),
         planning=planning,
     )
     return DistributedOperator(plan, comm)

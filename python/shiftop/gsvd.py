@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core
+from ._threads import thread_count
 
 __all__ = ["gsvd", "GsvdResult"]
 
@@ -128,7 +129,8 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     strategy: the outer pivot strategy: 'modmod' (modified modulus, the thesis' choice, Table
         3.2), 'rc-closest-rev', 'rc-closest' or 'rc' (row-cyclic, sequential).
     block_width: columns per block column of the blocked variants (None: chosen from n).
-    threads: OpenMP threads (None: OpenMP's default); the results do not depend on it.
+    threads: OpenMP threads: None (OpenMP's default) or 1 up to the hardware threads; the
+        results do not depend on it.
     max_sweeps: (block-)sweeps before giving up (None: 50).
     backend: None or 'cpu': on the CPU; 'cuda': the GPU twin (gsvd_gpu.hpp) on GPU `device`
         (None: 0), copied there and back, equal to the CPU's within rounding.
@@ -156,7 +158,7 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(_STRATEGIES)}")
     width = _positive_or_none("block_width", block_width, "chosen from n")
-    workers = _positive_or_none("threads", threads, "OpenMP's default")
+    workers = thread_count(threads)
     sweeps = _positive_or_none("max_sweeps", max_sweeps, "50")
     gpu = _device(backend, device)
 

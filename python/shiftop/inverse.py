@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _core
 from ._locks import holding, new_lock
+from ._threads import thread_count
 from .operator import Operator, _as_float64
 
 __all__ = ["GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior", "KernelPrior", "Hessian",
@@ -144,12 +145,12 @@ class TimeSmoothingPrior(_Prior):
 
     def __init__(self, variances, blocks: int | None = None, nt: int | None = None, *,
                  correlation_steps: float, backend: str = "cpu", device: int = 0,
-                 threads: int = 0):
+                 threads: int | None = None):
         if nt is None:
             raise ValueError("TimeSmoothingPrior: nt (time steps) is required")
         super().__init__(_core.TimeSmoothingPrior(
             _variances("prior variances", variances, blocks), float(correlation_steps), nt,
-            backend=backend, device=device, threads=threads))
+            backend=backend, device=device, threads=thread_count(threads)))
 
     @property
     def rho(self) -> float:
@@ -162,11 +163,13 @@ class KernelPrior(_Prior):
     (Nm, Nm, Nt), lag k = kernels[:, :, k], lag -k its transpose. It must be positive definite;
     it has no closed-form precision or factor (use the prior preconditioner)."""
 
-    def __init__(self, kernels, *, backend: str = "cpu", device: int = 0, threads: int = 0):
+    def __init__(self, kernels, *, backend: str = "cpu", device: int = 0,
+                 threads: int | None = None):
         k = _as_float64("kernels", kernels)
         if k.ndim != 3:
             raise ValueError(f"kernels has shape {k.shape}: expected (Nm, Nm, Nt)")
-        super().__init__(_core.KernelPrior(k, backend=backend, device=device, threads=threads))
+        super().__init__(_core.KernelPrior(k, backend=backend, device=device,
+                                           threads=thread_count(threads)))
 
 
 def _check_operator(op):
@@ -242,12 +245,13 @@ class MapResult:
 
 def map_point(op: Operator, d, noise: GaussianNoise, prior, m_prior=None, *, tol: float = 1e-8,
               maxiter: int = 1000, preconditioner: str = "prior", callback=None,
-              threads: int = 0) -> MapResult:
+              threads: int | None = None) -> MapResult:
     """The MAP point m = H^-1 (F* Gamma_noise^-1 d + Gamma_prior^-1 m_prior) by preconditioned
     CG from m_prior (eq. 4). preconditioner: "prior" (Gamma_prior; every prior) or "circulant"
     (the circulant approximation of H^-1; diagonal and smoothing priors). callback(iteration,
     relative_residual) is called after every iteration. Stops when the relative residual in the
     preconditioner norm is below tol, or after maxiter iterations (converged False)."""
+    workers = thread_count(threads)
     hessian = Hessian(op, noise, prior)
     nd, nm, nt = op.kernel_shape
     d = _as_float64("d", d)
@@ -265,7 +269,7 @@ def map_point(op: Operator, d, noise: GaussianNoise, prior, m_prior=None, *, tol
         raise TypeError("callback: expected a callable (iteration, relative_residual)")
     with holding(op, prior):  # reentrant: the callback may use op
         r = _core.map_cg(hessian._core, d, m_prior, float(tol), int(maxiter), preconditioner,
-                         callback, threads)
+                         callback, workers)
     return MapResult(m=r["m"].reshape(nm, nt), iterations=r["iterations"],
                      residual_history=r["residual_history"], converged=r["converged"],
                      setup_seconds=r["setup_seconds"], iteration_seconds=r["iteration_seconds"])

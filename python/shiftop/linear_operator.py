@@ -2,7 +2,10 @@
 
 Both act on flattened vectors: a vector of shape (blocks, Nt) raveled in C order (shiftop's SOTI
 layout), so that x.reshape(blocks, Nt) is the shiftop vector with no copy. A matrix of k
-columns, shape (blocks*Nt, k), goes through the core as one batch of k right-hand sides.
+columns, shape (blocks*Nt, k), goes through the core as one batch of k right-hand sides (k = 0
+included). The operator is real, hence complex-linear: a complex input's real and imaginary parts
+go through the core as one batch of 2k real columns, F x = F Re(x) + i F Im(x), as PyLops'
+clinear=True and scipy's LinearOperator expect.
 """
 
 from __future__ import annotations
@@ -14,16 +17,25 @@ def _apply_columns(action, columns):
     """action @ each column of `columns` (rows blocks*Nt, or a single vector), as one batch."""
     columns = np.asarray(columns)
     blocks, nt = action.input_shape
-    if columns.ndim == 1 or (columns.ndim == 2 and columns.shape[1] == 1):
-        y = action @ columns.reshape(blocks, nt)
-        return y.reshape(-1) if columns.ndim == 1 else y.reshape(-1, 1)
-    if columns.ndim != 2 or columns.shape[0] != blocks * nt:
+    rows = action.shape[0]
+    if columns.ndim not in (1, 2) or columns.shape[0] != blocks * nt:
         raise ValueError(
             f"expected a vector of {blocks * nt} values or a matrix of {blocks * nt} rows, "
             f"got shape {columns.shape}"
         )
-    batch = np.ascontiguousarray(columns.T).reshape(columns.shape[1], blocks, nt)
-    return (action @ batch).reshape(columns.shape[1], -1).T
+    if np.iscomplexobj(columns):
+        split = np.concatenate([columns.real, columns.imag], axis=-1) if columns.ndim == 2 \
+            else np.stack([columns.real, columns.imag], axis=-1)
+        y = _apply_columns(action, split)
+        k = y.shape[1] // 2
+        y = y[:, :k] + 1j * y[:, k:]
+        return y.reshape(rows) if columns.ndim == 1 else y
+    if columns.ndim == 1 or columns.shape[1] == 1:
+        y = action @ columns.reshape(blocks, nt)
+        return y.reshape(rows) if columns.ndim == 1 else y.reshape(rows, 1)
+    k = columns.shape[1]
+    batch = np.ascontiguousarray(columns.T).reshape(k, blocks, nt)
+    return (action @ batch).reshape(k, rows).T
 
 
 def as_scipy(action):
@@ -71,7 +83,7 @@ class PyLopsOperator:
         self.dtype = np.dtype(np.float64)
         self.dims = tuple(action.input_shape)
         self.dimsd = tuple(action.output_shape)
-        self.clinear = True  # real-linear and complex-linear alike: a real matrix
+        self.clinear = True  # a real matrix: complex inputs go through as F Re(x) + i F Im(x)
         self.explicit = False  # no stored matrix A
         self.name = "shiftop"
         self.matvec_count = 0
@@ -106,8 +118,14 @@ class PyLopsOperator:
         return self._check_matrix(X, self.shape[0], self._rmatvec)
 
     def dot(self, x):
-        """matvec for a vector, matmat for a matrix."""
+        """As PyLops' dot: matvec for a vector (N,), matmat for a matrix (N, k); an array shaped
+        like dims (a shiftop vector (blocks, Nt)) gives one shaped like dimsd, and dims plus a
+        last axis of k columns gives dimsd plus that axis."""
         x = np.asarray(x)
+        if x.shape == self.dims:
+            return self.matvec(x.ravel()).reshape(self.dimsd)
+        if x.ndim == len(self.dims) + 1 and x.shape[:-1] == self.dims:
+            return self.matmat(x.reshape(-1, x.shape[-1])).reshape(*self.dimsd, x.shape[-1])
         return self.matvec(x) if x.ndim == 1 else self.matmat(x)
 
     __matmul__ = dot

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _core
 from ._locks import new_lock
+from ._threads import thread_count
 
 _ACTIONS = ("F", "Fadj", "FadjF", "FFadj")
 # (input blocks, output blocks) of each action, as indices into (Nd, Nm).
@@ -145,7 +146,7 @@ class Operator(_Action):
         backend: str = "cpu",
         device: int = 0,
         max_rhs: int = 16,
-        threads: int = 0,
+        threads: int | None = None,
         planning: str = "measure",
         allow_nonfinite: bool = False,
     ) -> Operator:
@@ -159,7 +160,7 @@ class Operator(_Action):
             mixed-precision paper's section 3.2); 'DDDDD' is full FP64.
         backend: 'cpu' or 'cuda' (device: the CUDA device index).
         max_rhs: right-hand sides transformed per pass; the workspace grows linearly with it.
-        threads: CPU threads (0: OpenMP's default).
+        threads: CPU threads: None (OpenMP's default) or 1 up to the hardware threads.
         planning: 'measure' (time the candidates: slower to plan, faster to apply) or 'estimate'.
         allow_nonfinite: accept NaN/inf in the kernels (refused by default, naming the entry).
         """
@@ -188,7 +189,7 @@ class Operator(_Action):
             backend=backend,
             device=device,
             max_rhs=max_rhs,
-            threads=threads,
+            threads=thread_count(threads),
             planning=planning,
         )
         return cls(plan, device)
@@ -202,7 +203,7 @@ class Operator(_Action):
         backend: str = "cpu",
         device: int = 0,
         max_rhs: int = 16,
-        threads: int = 0,
+        threads: int | None = None,
         planning: str = "measure",
         allow_nonfinite: bool = False,
     ) -> Operator:
@@ -219,7 +220,7 @@ class Operator(_Action):
             backend=backend,
             device=device,
             max_rhs=max_rhs,
-            threads=threads,
+            threads=thread_count(threads),
             planning=planning,
         )
         return cls(plan, device)

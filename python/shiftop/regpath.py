@@ -15,16 +15,19 @@ import numbers
 import numpy as np
 
 from . import _core
-from .operator import Operator
+from ._threads import thread_count
+from .operator import Operator, _as_float64
 
 __all__ = ["regpath", "RegPath"]
 
 _REGS = {"identity": 0, "dt1": 1, "dt2": 2}
+_CURVES = ("alphas", "residual_norms", "seminorms", "gcv")
 
 
 class RegPath:
     """The regularisation path of shiftop.regpath(): the GSVDs of every frequency pair, and the
-    curves at `alphas` (increasing).
+    curves at `alphas` (increasing). Read-only: its attributes cannot be set and its arrays not
+    written (alpha_gcv and alpha_lcurve index into alphas); evaluate() computes other curves.
 
     alphas, residual_norms (||C_F m - [d; 0]||), seminorms (||C_R m||), gcv: 1-D arrays, one
         entry per alpha, of the circulant-embedded problem.
@@ -36,18 +39,44 @@ class RegPath:
     plot(ax=None, out=None): the L-curve and the GCV curve (matplotlib).
     """
 
+    __slots__ = ("_core", "_shape", "_curves")
+
     def __init__(self, core, alphas):
         self._core = core
-        self.shape = tuple(core.shape)
-        self._set(self.evaluate(alphas))
+        self._shape = tuple(core.shape)
+        curves = self.evaluate(alphas)
+        for key in _CURVES:
+            curves[key].setflags(write=False)
+        self._curves = curves
 
-    def _set(self, curves):
-        self.alphas = curves["alphas"]
-        self.residual_norms = curves["residual_norms"]
-        self.seminorms = curves["seminorms"]
-        self.gcv = curves["gcv"]
-        self.gcv_choice = int(curves["gcv_choice"])
-        self.lcurve_corner = int(curves["lcurve_corner"])
+    @property
+    def shape(self) -> tuple:
+        """(Nd, Nm, Nt)."""
+        return self._shape
+
+    @property
+    def alphas(self) -> np.ndarray:
+        return self._curves["alphas"]
+
+    @property
+    def residual_norms(self) -> np.ndarray:
+        return self._curves["residual_norms"]
+
+    @property
+    def seminorms(self) -> np.ndarray:
+        return self._curves["seminorms"]
+
+    @property
+    def gcv(self) -> np.ndarray:
+        return self._curves["gcv"]
+
+    @property
+    def gcv_choice(self) -> int:
+        return int(self._curves["gcv_choice"])
+
+    @property
+    def lcurve_corner(self) -> int:
+        return int(self._curves["lcurve_corner"])
 
     @property
     def alpha_gcv(self) -> float:
@@ -61,7 +90,7 @@ class RegPath:
         """The curves at `alphas` (positive, finite; sorted here, duplicates kept): a dict with
         alphas, residual_norms, seminorms, gcv (arrays) and gcv_choice, lcurve_corner (indices).
         O(Nm (Nt + 1)) per alpha."""
-        a = np.sort(np.asarray(alphas, dtype=np.float64).ravel())
+        a = np.sort(_as_float64("alphas", alphas).ravel())
         if a.size == 0:
             raise ValueError("alphas: expected at least one value")
         if not (np.isfinite(a).all() and (a > 0).all()):
@@ -138,8 +167,8 @@ def _weight(name, value, positive):
     return value
 
 
-def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=1.0, laplacian=None,
-            space_weight=1.0, alphas=None, first_row=None, backend=None, device=None,
+def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=None, laplacian=None,
+            space_weight=None, alphas=None, first_row=None, backend=None, device=None,
             threads=None, variant="auto", strategy="modmod") -> RegPath:
     """The Tikhonov regularisation path of d = F m for a block Toeplitz F, by the GSVD of every
     frequency pair: for any alpha,
@@ -168,18 +197,20 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=1.0, laplac
     operator: a shiftop.Operator (its kernels are recovered by impulse responses, as
         Operator.spectrum does) or the kernels K (Nd, Nm, Nt) themselves (with first_row for a
         general, not lower-triangular, F).
-    data: d, shape (Nd, Nt).
+    data: d, shape (Nd, Nt), real (complex data are refused: the path is of a real problem).
     reg: the time part of the regulariser R^[w] = [mass I; time_weight delta(w)^k I;
         space_weight Lap] (rows stacked): 'identity' (k = 0, no time block), 'dt1' (first
         difference in time, k = 1) or 'dt2' (second, k = 2); delta(w) = 1 - exp(-2 pi i w / L).
+    time_weight: the time block's weight (None: 1.0); only with reg 'dt1' or 'dt2' (refused
+        with 'identity', which has no time block).
     mass: the identity block's weight, > 0 (R^[0] must have full column rank: delta(0) = 0 and a
         graph Laplacian is singular).
     laplacian: an (Nm, Nm) symmetric graph Laplacian of the parameter points (None: no space
-        block), weighted by space_weight.
+        block), weighted by space_weight (None: 1.0; refused without a laplacian).
     alphas: the weights of the curves (None: 40 log-spaced over the range of the generalized
         singular values, where the filter factors gamma^2 / (gamma^2 + alpha^2) change).
     backend: None or 'cpu'; 'cuda': the GSVDs on GPU `device` (None: 0).
-    threads: OpenMP threads (None: OpenMP's default).
+    threads: OpenMP threads: None (OpenMP's default) or 1 up to the hardware threads.
     variant, strategy: the GSVD's (see shiftop.gsvd).
 
     Returns a RegPath. Raises ValueError (shiftop.Error) for bad shapes, non-finite values,
@@ -199,7 +230,7 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=1.0, laplac
             where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
             raise ValueError(f"{name}{list(where)} is {a[where]}: expected finite kernels")
     nd, nm, nt = column.shape
-    d = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
+    d = _as_float64("data", data)
     if d.shape != (nd, nt):
         raise ValueError(f"data has shape {d.shape}: expected (Nd, Nt) = ({nd}, {nt})")
     if not np.isfinite(d).all():
@@ -207,12 +238,20 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=1.0, laplac
         raise ValueError(f"data{list(where)} is {d[where]}: expected finite data")
     if reg not in _REGS:
         raise ValueError(f"reg {reg!r}: expected 'identity', 'dt1' or 'dt2'")
+    if reg == "identity" and time_weight is not None:
+        raise ValueError(f"time_weight={time_weight!r} weights the time block of reg 'dt1' or "
+                         "'dt2'; reg 'identity' has none")
+    if laplacian is None and space_weight is not None:
+        raise ValueError(f"space_weight={space_weight!r} weights the laplacian's block; no "
+                         "laplacian was given")
     mass = _weight("mass", mass, positive=True)
-    time_weight = _weight("time_weight", time_weight, positive=False)
-    space_weight = _weight("space_weight", space_weight, positive=False)
+    time_weight = _weight("time_weight", 1.0 if time_weight is None else time_weight,
+                          positive=False)
+    space_weight = _weight("space_weight", 1.0 if space_weight is None else space_weight,
+                           positive=False)
     lap = None
     if laplacian is not None:
-        lap = np.ascontiguousarray(np.asarray(laplacian, dtype=np.float64))
+        lap = _as_float64("laplacian", laplacian)
         if lap.shape != (nm, nm):
             raise ValueError(f"laplacian has shape {lap.shape}: expected (Nm, Nm) = ({nm}, {nm})")
         if not np.isfinite(lap).all() or not np.allclose(lap, lap.T, rtol=0,
@@ -223,14 +262,13 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=1.0, laplac
     if device is not None and backend != "cuda":
         raise ValueError(f"device={device} needs backend='cuda'")
     gpu = (0 if device is None else int(device)) if backend == "cuda" else None
-    if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
-        raise ValueError(f"threads must be None or a positive integer, got {threads!r}")
+    workers = thread_count(threads)
 
     try:
         core = _core.RegularizationPath(
             column, row, d, mass=mass, time_derivative=_REGS[reg], time_weight=time_weight,
-            laplacian=lap, space_weight=space_weight, threads=0 if threads is None else
-            int(threads), device=gpu, variant=variant, strategy=strategy)
+            laplacian=lap, space_weight=space_weight, threads=workers, device=gpu,
+            variant=variant, strategy=strategy)
     except _core.Error as e:
         if "converge" in str(e):
             raise np.linalg.LinAlgError(str(e)) from None

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, _device_arrays
+from ._numpy_svd import SVDResult, empty_results, full_factors, package
+from ._threads import thread_count
 
 _VARIANTS = ("auto", "pointwise", "block-oriented", "full-block")
 _STRATEGIES = ("rc-closest-rev", "rc-closest", "modmod")
@@ -37,15 +39,6 @@ def _working_dtype(dtype):
         raise TypeError(f"a has dtype {dtype}: shiftop.svd computes in float32, float64, "
                         "complex64 or complex128; cast it first (a.astype(np.float32))")
     raise TypeError(f"a has dtype {dtype}: expected a real or complex numeric array")
-
-
-def _threads(threads):
-    if threads is None:
-        return 0
-    if isinstance(threads, bool) or operator.index(threads) < 1:
-        raise ValueError(f"threads must be None (OpenMP's default) or a positive integer, "
-                         f"got {threads!r}")
-    return operator.index(threads)
 
 
 def _gpu_of(x):
@@ -113,35 +106,54 @@ def _first_nonfinite(a):
     return where, a[where]
 
 
-def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closest-rev",
-        rank_tolerance=0.0, threads=None, full_output=False, backend=None, device=None):
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=None,
+        variant="auto", strategy="rc-closest-rev", rank_tolerance=0.0, threads=None,
+        full_output=False, backend=None, device=None):
     """The singular value decomposition of a matrix or a stack of matrices by the one-sided
     (Hestenes) Jacobi method, every singular value to high relative accuracy.
 
-    Called like numpy.linalg.svd(a, full_matrices=False)::
+    A drop-in for numpy.linalg.svd (same signature, results, shapes, dtypes and errors; numpy's
+    own TestSVD runs against it, tests/python/package/test_numpy_scipy_svd_suites.py), with
+    shiftop's options keyword-only after numpy's::
 
-        u, s, vh = shiftop.svd(a)            # a == (u * s[..., None, :]) @ vh
+        U, S, Vh = shiftop.svd(a)          # U (..., m, m), Vh (..., n, n), k = min(m, n):
+                                           # a == (U[..., :k] * S[..., None, :]) @ Vh[..., :k, :]
+        u, s, vh = shiftop.svd(a, False)   # thin: a == (u * s[..., None, :]) @ vh
         s = shiftop.svd(a, compute_uv=False)
-        u, s, vh = shiftop.svd(torch_cuda_tensor)   # on its GPU, results on that GPU
+        u, s, vh = shiftop.svd(torch_cuda_tensor, False)  # on its GPU, results on that GPU
 
     a: array_like of shape (..., m, n), m < n allowed; a stack (any number of leading dimensions)
         is computed in one call, the matrices in parallel. It is read in place when each matrix
         has unit stride along its columns (Fortran order) or, without hyperbolic, along its rows
         (C order: the core is given the column-major n x m matrix a^T, no copy); copied
         otherwise (negative or zero strides, other strides). A PyTorch CUDA tensor or a CuPy
-        array is computed on its own GPU and u, s, vh are arrays of the same library on that GPU
-        (a C- or Fortran-order copy of a in the working dtype is made there first unless a
+        array is computed on its own GPU and the results are arrays of the same library on that
+        GPU (a C- or Fortran-order copy of a in the working dtype is made there first unless a
         already is one); the work is queued on the library's current stream, as its own
         operations are, and the call returns once it is done. Tensors that require grad are
-        refused (the SVD is not differentiable here).
-    dtype: float64, float32, complex128 and complex64 are computed in their own precision (s in
+        refused (the SVD is not differentiable here). Empty matrices (m or n = 0) and empty
+        stacks give numpy's results: empty arrays, and with full_matrices the identity as U
+        (m x m) or Vh (n x n).
+    dtype: float64, float32, complex128 and complex64 are computed in their own precision (S in
         the matching real type); integers and booleans are cast to float64; float16 and longdouble
         are refused with TypeError (as numpy.linalg refuses them).
-    compute_uv: False returns s alone.
+    full_matrices: True (numpy's default): U is (..., m, m) and Vh (..., n, n); the Jacobi
+        method gives the thin factors (k = min(m, n) columns), and the other m - k (or n - k)
+        are completed to an orthonormal basis by the complete Householder QR of the thin factor
+        (numpy.linalg.qr; orthogonal to the thin columns to about m * eps, as LAPACK's own).
+        False: U (..., m, k), Vh (..., k, n). On the GPU the completion runs on the host (the
+        thin factor is copied there and the full one back).
+    compute_uv: False returns S alone.
+    hermitian: numpy's hint that a is Hermitian, which lets numpy compute the SVD from an
+        eigendecomposition of a's lower triangle. shiftop computes the SVD of a itself either
+        way: for a Hermitian a the same decomposition (to high relative accuracy), for any other
+        a still its SVD (numpy's answer then belongs to the Hermitian matrix of a's lower
+        triangle).
     hyperbolic: None for the SVD; an integer n_plus (0 <= n_plus <= n, needs m >= n) for the
         hyperbolic SVD with the signature J = diag(I_{n_plus}, -I_{n - n_plus}) on the columns:
-        a = u @ diag(s) @ inv(v), returned as (u, s, v) -- v itself, not its inverse or
-        conjugate transpose -- with u (..., m, n) orthonormal columns, v (..., n, n)
+        a = u[..., :n] @ diag(s) @ inv(v), returned as a tuple (u, s, v) -- v itself, not its
+        inverse or conjugate transpose -- with u orthonormal columns ((..., m, m) with
+        full_matrices, its first n columns the thin u; (..., m, n) without), v (..., n, n)
         J-unitary (v^H J v = J), and s ordered as J: the n_plus values of the positive part
         first, then the others, each part descending. The eigenvalues of a J a^H are then
         s**2 * diag(J) (and zeros).
@@ -153,8 +165,8 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
         matrix as numerically rank deficient: singular values the column-pivoted QR finds below
         rank_tolerance * sigma_max (roughly) are returned as exactly 0.
     threads: OpenMP threads over the matrices of a stack, or over the disjoint pivot pairs of a
-        single matrix (None: OpenMP's default). The results do not depend on it, bit for bit.
-        Ignored on the GPU.
+        single matrix: None (OpenMP's default) or 1 up to the hardware threads this process may
+        run on. The results do not depend on it, bit for bit. Checked, then ignored, on the GPU.
     backend: None (the default): 'cuda' for a CUDA tensor or a CuPy array, 'cpu' otherwise;
         'cuda' with a NumPy array (array_like) computes on GPU `device` (copied there and back,
         results in NumPy); 'cpu' with a device array is a TypeError. The GPU computes one matrix
@@ -168,40 +180,40 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
         runs on its own GPU (a different device is a ValueError).
     full_output: also return a dict of per-matrix statistics, each an array of the stack's shape
         (...,): 'sweeps', 'rotations', 'proper_rotations' (rotations with cos != 1), 'converged'
-        (bool), 'rank' (the columns the QR preprocessing kept, see rank_tolerance); appended last:
-        (u, s, vh, info) or (s, info). NumPy arrays, also for device arrays.
+        (bool), 'rank' (the columns the QR preprocessing kept, see rank_tolerance); returned as
+        the tuple (U, S, Vh, info) or (S, info). NumPy arrays, also for device arrays.
 
-    Returns (u, s, vh) with u (..., m, k), s (..., k) descending, vh (..., k, n), k = min(m, n);
-    u and vh may be views with Fortran-order matrices (no copy of the core's result); on the
-    GPU they are arrays of a's library on a's GPU, vh = conj(v).T per matrix as numpy's.
+    Returns numpy's SVDResult (U, S, Vh), a named tuple, with S (..., k) descending (a tuple
+    (u, s, v) for the hyperbolic SVD); U and Vh may be views with Fortran-order matrices (no copy
+    of the core's result); on the GPU they are arrays of a's library on a's GPU, Vh = conj(V).T
+    per matrix as numpy's.
 
-    Raises numpy.linalg.LinAlgError when a matrix does not converge (a hyperbolic SVD that does
-    not exist, rank(a J a^H) < rank(a)), unless full_output: then the results come back with
-    info['converged'] saying which did not.
-    Raises ValueError (or shiftop.Error, a ValueError) for fewer than 2 dimensions, empty
-    matrices, NaN or infinity (naming the first such entry), hyperbolic out of range or m < n
-    with hyperbolic, and unknown variant or strategy names; an empty stack (0, m, n) gives empty
-    results.
+    Raises numpy.linalg.LinAlgError (a ValueError), as numpy does, for fewer than 2 dimensions,
+    NaN or infinity (naming the first such entry) and a matrix that does not converge (also a
+    hyperbolic SVD that does not exist, rank(a J a^H) < rank(a)) unless full_output: then the
+    results come back with info['converged'] saying which did not. Raises ValueError (or
+    shiftop.Error, a ValueError) for hyperbolic out of range or m < n with hyperbolic, and
+    unknown variant or strategy names.
     """
     backend, device = _placement(a, "a", backend, device)
+    workers = thread_count(threads)
+    full_matrices, compute_uv = bool(full_matrices), bool(compute_uv)
     if _gpu_of(a) is not None:
-        _threads(threads)  # checked; the GPU has no use for it
-        return _svd_device(a, compute_uv, hyperbolic, variant, strategy, rank_tolerance,
-                           full_output, device)
+        return _svd_device(a, full_matrices, compute_uv, hyperbolic, variant, strategy,
+                           rank_tolerance, full_output, device)
     a = np.asarray(a)
     *stack, m, n = _check_shape(a.shape)
     a = a.astype(_working_dtype(a.dtype), copy=False)
     n_plus = _n_plus(hyperbolic, variant, strategy, a.shape)
-    workers = _threads(threads)
     if not np.isfinite(a).all():
         where, value = _first_nonfinite(a)
-        raise ValueError(f"a{list(where)} is {value}: the SVD needs finite entries")
+        raise np.linalg.LinAlgError(f"a{list(where)} is {value}: the SVD needs finite entries")
 
     real = np.finfo(a.dtype).dtype
-    k = min(m, n)
     batch = int(np.prod(stack, dtype=np.int64))
-    if batch == 0:
-        return _empty(np.empty, stack, m, n, k, a.dtype, real, compute_uv, n_plus, full_output)
+    if batch == 0 or min(m, n) == 0:
+        return empty_results(stack, m, n, a.dtype, real, full_matrices, compute_uv, n_plus >= 0,
+                             full_output)
 
     a3 = a.reshape(batch, m, n)
     # a^T (a C-order matrix read in place) is as good as a: the core's preprocessing sorts the
@@ -214,14 +226,13 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
                                strategy=strategy, rank_tolerance=float(rank_tolerance),
                                threads=workers, device=device)
     return _results(out, stack, compute_uv, n_plus >= 0, full_output,
-                    lambda x: np.conjugate(x, out=x))
+                    lambda x: np.conjugate(x, out=x), full_factors if full_matrices else None)
 
 
 def _check_shape(shape):
     if len(shape) < 2:
-        raise ValueError(f"a must have at least 2 dimensions (..., m, n), got shape {shape}")
-    if shape[-2] == 0 or shape[-1] == 0:
-        raise ValueError(f"a must have non-empty matrices (m, n >= 1), got shape {shape}")
+        raise np.linalg.LinAlgError(f"a must have at least 2 dimensions (..., m, n), got shape "
+                                    f"{tuple(shape)}")
     return tuple(shape)
 
 
@@ -246,9 +257,10 @@ def _n_plus(hyperbolic, variant, strategy, shape):
     return n_plus
 
 
-def _results(out, stack, compute_uv, hyperbolic_svd, full_output, conjugate_in_place):
+def _results(out, stack, compute_uv, hyperbolic_svd, full_output, conjugate_in_place, full):
     """What svd returns, from the core's dict (sigma, u, v and transposed as jacobi_batched gives
-    them, stats): the convergence check, the stack's shape, u and vh (or v)."""
+    them, stats): the convergence check, the stack's shape, u and vh (or v), made full by
+    full(u, v_part, hyperbolic_svd) unless it is None."""
     converged = out["stats"]["converged"].astype(bool)
     if not full_output and not converged.all():
         first = np.unravel_index(int(np.argmin(converged)), stack) if stack else ()
@@ -259,14 +271,13 @@ def _results(out, stack, compute_uv, hyperbolic_svd, full_output, conjugate_in_p
             + "; full_output=True returns the results with the statistics instead")
     sigma = out["sigma"]
     s = sigma.reshape(*stack, sigma.shape[-1])
+    factors = None
     if compute_uv:
         u, v_part = _vectors(out, hyperbolic_svd, conjugate_in_place)
-        result = (u.reshape(*stack, *u.shape[1:]), s, v_part.reshape(*stack, *v_part.shape[1:]))
-    else:
-        result = (s,)
-    if full_output:
-        result = (*result, _info(out["stats"], stack))
-    return result if len(result) > 1 else result[0]
+        factors = (u.reshape(*stack, *u.shape[1:]), v_part.reshape(*stack, *v_part.shape[1:]))
+        if full is not None:
+            factors = full(*factors, hyperbolic_svd)
+    return package(s, factors, hyperbolic_svd, _info(out["stats"], stack) if full_output else None)
 
 
 class _Torch:
@@ -310,6 +321,12 @@ class _Torch:
     def conjugate_in_place(self, x):
         x.conj_physical_()
 
+    def to_host(self, x):
+        return x.resolve_conj().resolve_neg().cpu().numpy()
+
+    def from_host(self, x):
+        return self.torch.from_numpy(np.ascontiguousarray(x)).to(self.device)
+
 
 class _CuPy:
     """What _svd_device needs of CuPy, for an array x (used under `with x.device`)."""
@@ -348,6 +365,12 @@ class _CuPy:
     def conjugate_in_place(self, x):
         self.cupy.conjugate(x, out=x)
 
+    def to_host(self, x):
+        return self.cupy.asnumpy(x)
+
+    def from_host(self, x):
+        return self.cupy.asarray(x)
+
 
 def _device_dtype(name):
     """The working dtype of a device array by name, as _working_dtype chooses it for NumPy."""
@@ -359,12 +382,14 @@ def _device_dtype(name):
                     "complex128; cast it first")
 
 
-def _svd_device(a, compute_uv, hyperbolic, variant, strategy, rank_tolerance, full_output,
-                device):
+def _svd_device(a, full_matrices, compute_uv, hyperbolic, variant, strategy, rank_tolerance,
+                full_output, device):
     """svd of a CUDA tensor or CuPy array on its GPU `device`, the results its library's arrays
     there. The core is given a contiguous batch of column-major matrices: a^T read from a
     C-order copy (or a itself), or a from a Fortran-order one (the hyperbolic SVD, or an a that
-    already is one), as jacobi_batched reads NumPy arrays."""
+    already is one), as jacobi_batched reads NumPy arrays. What numpy's conventions add (the
+    full matrices' completion, the identities of empty matrices) is computed on the host and
+    copied to the GPU."""
     if _device_arrays.library_of(a) == "torch":
         lib, scope = _Torch(a), contextlib.nullcontext()
     else:
@@ -376,13 +401,15 @@ def _svd_device(a, compute_uv, hyperbolic, variant, strategy, rank_tolerance, fu
     k = min(m, n)
     batch = int(np.prod(stack, dtype=np.int64))
     with scope:
-        if batch == 0:
-            return _empty(lib.empty, stack, m, n, k, dtype, _REAL[dtype], compute_uv, n_plus,
-                          full_output)
+        if batch == 0 or k == 0:
+            return _on_device(lib, empty_results(stack, m, n, np.dtype(dtype), _REAL[dtype],
+                                                 full_matrices, compute_uv, n_plus >= 0,
+                                                 full_output))
         a3 = lib.cast(a.reshape(batch, m, n), dtype)
         if not lib.all_finite(a3):
             where, value = lib.first_nonfinite(a)
-            raise ValueError(f"a{list(where)} is {value}: the SVD needs finite entries")
+            raise np.linalg.LinAlgError(f"a{list(where)} is {value}: the SVD needs finite "
+                                        "entries")
         columns = a3.swapaxes(1, 2)  # C order of a^T: a column-major
         transposed = not (n_plus >= 0 or (lib.is_c_order(columns) and not lib.is_c_order(a3)))
         given = lib.c_order(a3 if transposed else columns)
@@ -397,7 +424,21 @@ def _svd_device(a, compute_uv, hyperbolic, variant, strategy, rank_tolerance, fu
             lib.address(out["v"]) if compute_uv else 0, compute_uv=compute_uv, n_plus=n_plus,
             variant=variant, strategy=strategy, rank_tolerance=float(rank_tolerance),
             stream=lib.stream(), device=device)
-    return _results(out, stack, compute_uv, n_plus >= 0, full_output, lib.conjugate_in_place)
+
+        def full_on_host(u, v_part, hyperbolic_svd):
+            return tuple(lib.from_host(x) for x in
+                         full_factors(lib.to_host(u), lib.to_host(v_part), hyperbolic_svd))
+
+        return _results(out, stack, compute_uv, n_plus >= 0, full_output,
+                        lib.conjugate_in_place, full_on_host if full_matrices else None)
+
+
+def _on_device(lib, result):
+    """svd's result (NumPy arrays) with its arrays copied to lib's GPU; info stays NumPy."""
+    if isinstance(result, np.ndarray):
+        return lib.from_host(result)
+    moved = [lib.from_host(x) if isinstance(x, np.ndarray) else x for x in result]
+    return type(result)(*moved) if isinstance(result, SVDResult) else tuple(moved)
 
 
 def _vectors(out, hyperbolic_svd, conjugate_in_place):
@@ -419,24 +460,6 @@ def _info(stats, stack):
     return info
 
 
-def _empty(empty, stack, m, n, k, dtype, real, compute_uv, n_plus, full_output):
-    """The results of an empty stack, arrays made by empty(shape, dtype) (NumPy's or a device
-    library's)."""
-    s = empty((*stack, k), real)
-    if compute_uv:
-        cols = n if n_plus >= 0 else k
-        last = (n, n) if n_plus >= 0 else (k, n)
-        result = (empty((*stack, m, cols), dtype), s, empty((*stack, *last), dtype))
-    else:
-        result = (s,)
-    if full_output:
-        info = {key: np.empty(stack, dtype=np.int64)
-                for key in ("sweeps", "rotations", "proper_rotations", "rank")}
-        info["converged"] = np.empty(stack, dtype=bool)
-        result = (*result, info)
-    return result if len(result) > 1 else result[0]
-
-
 @dataclass(frozen=True)
 class Spectrum:
     """The spectrum of a block Toeplitz operator's block-circulant embedding (period 2 Nt).
@@ -451,6 +474,7 @@ class Spectrum:
     rank: the singular values > tolerance * sigma_max, over all frequencies (each w once).
     tolerance: the relative rank tolerance used.
     converged: every frequency's Jacobi SVD converged; max_sweeps: the most sweeps any needed.
+    Read-only, sigma too (the other fields are derived from it).
     """
 
     sigma: np.ndarray
@@ -507,7 +531,8 @@ def spectrum(K, first_row=None, *, rank_tolerance=None, threads=None, backend=No
     if row is not None and row.shape != column.shape:
         raise ValueError(f"first_row must have the shape of K {column.shape}, got {row.shape}")
     out = _core.spectrum(column, row, rank_tolerance=_rank_tolerance(rank_tolerance),
-                         threads=_threads(threads), device=device)
+                         threads=thread_count(threads), device=device)
+    out["sigma"].setflags(write=False)  # sigma_max, sigma_min, kappa and rank are derived from it
     return Spectrum(sigma=out["sigma"], sigma_max=out["sigma_max"], sigma_min=out["sigma_min"],
                     kappa=out["kappa"], rank=out["rank"], tolerance=out["rank_tolerance"],
                     converged=out["converged"], max_sweeps=out["max_sweeps"])

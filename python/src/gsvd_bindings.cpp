@@ -50,8 +50,6 @@ svd::GsvdOptions gsvd_options(bool compute_vectors, const std::string& variant,
                               int max_sweeps) {
   require(block_width >= 0, "block_width: expected 0 (chosen from n) or a positive width, got {}",
           block_width);
-  require(threads >= 0, "threads: expected 0 (OpenMP's default) or a positive count, got {}",
-          threads);
   require(max_sweeps >= 0, "max_sweeps: expected 0 (the thesis' 50) or a positive count, got {}",
           max_sweeps);
   svd::GsvdOptions options;
@@ -218,8 +216,6 @@ class PyRegPath {
     reg.time_weight = time_weight;
     reg.space_weight = space_weight;
     if (laplacian) reg.laplacian.assign(laplacian->data(), laplacian->data() + laplacian->size());
-    require(threads >= 0, "threads: expected 0 (OpenMP's default) or a positive count, got {}",
-            threads);
     solve::RegPathOptions options;
     options.threads = threads;
     options.gsvd = gsvd_options(true, variant, strategy, 0, threads, 0);

@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "shiftop/core/error_type.hpp"
+#include "shiftop/core/threads.hpp"
 
 namespace nb = nanobind;
 
@@ -12,6 +13,9 @@ NB_MODULE(_core, m) {
   // Every shiftop::Error is a bad input or option (docs/architecture.md, section 8): a ValueError
   // subclass, so that callers can catch either.
   nb::exception<shiftop::Error>(m, "Error", PyExc_ValueError);
+  m.def("hardware_threads", &shiftop::hardware_threads,
+        "The hardware threads this process may run on (its CPU affinity mask): the most `threads` "
+        "any shiftop function accepts.");
   shiftop::python::bind_operator(m);
   shiftop::python::bind_device(m);
   shiftop::python::bind_timing(m);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 
 namespace shiftop::btt {
 namespace {
@@ -27,6 +28,7 @@ void block_sums(std::span<const double> kernels, const Shape& shape, bool adjoin
                 double* out, int threads, Accumulate&& accumulate) {
   const index_t nt = shape.nt;
   const index_t outer = adjoint ? shape.nm : shape.nd, inner = adjoint ? shape.nd : shape.nm;
+  check_threads(threads, "direct product: threads");
   const int nthreads = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic)
   for (index_t o = 0; o < outer; ++o) {

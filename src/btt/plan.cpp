@@ -6,6 +6,7 @@
 #include "btt/engines.hpp"
 #include "btt/passes.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 
 namespace shiftop::btt {
 namespace {
@@ -17,8 +18,7 @@ void check_kernel_size(std::span<const double> kernels, const Shape& shape, cons
 }
 
 void check_options(const PlanOptions& options, const Shape& shape) {
-  require(options.cpu.threads >= 0,
-          "invalid thread count {}: expected 0 (all) or a positive number", options.cpu.threads);
+  check_threads(options.cpu.threads, "threads");
   require(options.max_rhs >= 1, "invalid max_rhs {}: expected at least 1", options.max_rhs);
   const index_t length = options.gpu.fft_length;
   require(length == 0 || options.backend == Backend::Cuda,

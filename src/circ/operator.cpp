@@ -13,6 +13,7 @@
 #include "circ/engine.hpp"
 #include "circ/layout.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 
 namespace shiftop::circ {
 
@@ -157,8 +158,7 @@ Operator<T> Operator<T>::create(const Shape& shape, CsrView<T, I> a, const Optio
   require(options.max_rhs <= std::numeric_limits<index_t>::max() / per_rhs,
           "max_rhs is {}: the workspaces of {} bytes per right-hand side would overflow",
           options.max_rhs, per_rhs);
-  require(options.cpu.threads >= 0, "thread count {} is negative (0 uses OpenMP's default)",
-          options.cpu.threads);
+  check_threads(options.cpu.threads, "threads");
   const auto s = options.cpu.maxpy_width;
   require(s >= 0 && s <= 16, "maxpy_width (s) is {}, expected 0 (choose) or 1..16", s);
   Layout<T> layout = make_layout(shape, a);

@@ -16,6 +16,7 @@
 #include "btt/kernel_spectrum.hpp"
 #include "core/aligned_buffer.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 
 namespace shiftop::solve {
 namespace {
@@ -54,6 +55,12 @@ void read_kernels(btt::Plan& plan, btt::Op op, std::vector<double>& kernels) {
   }
 }
 
+// The OpenMP team for a thread count checked as every entry point checks it (0: OpenMP's default).
+int team(int thread_count) {
+  check_threads(thread_count, "circulant preconditioner: threads");
+  return thread_count > 0 ? thread_count : omp_get_max_threads();
+}
+
 }  // namespace
 
 struct CirculantPreconditioner::Impl {
@@ -75,7 +82,7 @@ struct CirculantPreconditioner::Impl {
         nfreq(btt::frequencies(shape)),
         stride(
             static_cast<index_t>(round_up(static_cast<std::size_t>(btt::frequencies(shape)), 4))),
-        threads(thread_count > 0 ? thread_count : omp_get_max_threads()),
+        threads(team(thread_count)),
         series(static_cast<std::size_t>(shape.nm * 2 * stride)),
         forward_fft(length, shape.nm, stride, cpu::FftDirection::RealToComplex, series.data(),
                     threads, false),

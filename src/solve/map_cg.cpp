@@ -6,6 +6,7 @@
 
 #include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 #include "shiftop/solve/circulant_preconditioner.hpp"
 #include "solve/require_finite.hpp"
 
@@ -49,6 +50,7 @@ MapCgResult map_cg(Hessian& hessian, std::span<const double> data,
           "CG tolerance {}: expected a positive number", options.tolerance);
   require(options.max_iterations >= 0, "CG max iterations {}: expected 0 or more",
           options.max_iterations);
+  check_threads(options.threads, "CG: threads");
   const Prior& prior = hessian.prior();
   const bool circulant = options.preconditioner == Preconditioner::Circulant;
 

@@ -20,6 +20,7 @@
 #include "require_finite.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 #include "shiftop/svd/gsvd_gpu.hpp"
 
 namespace shiftop::solve {
@@ -194,9 +195,7 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
           "regpath: the data hold {} values, expected Nd*Nt = {} for {}", data.size(),
           shape.nd * shape.nt, shape.str());
   require_finite(data, "regpath: the data's");
-  require(options.threads >= 0,
-          "regpath: invalid thread count {}: expected 0 (all) or a positive number",
-          options.threads);
+  check_threads(options.threads, "regpath: threads");
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   const index_t nd = shape.nd, nm = shape.nm;
   const index_t nfreq = btt::frequencies(shape), period = btt::padded_length(shape);

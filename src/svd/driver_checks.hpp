@@ -10,6 +10,7 @@
 #include <string>
 
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 #include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "svd/dense_kernels.hpp"
@@ -27,8 +28,7 @@ inline void validate_sizes(index_t m, index_t n, index_t lda, const JacobiOption
           "n_plus: the hyperbolic SVD needs m >= n (J acts on the columns), got {} x {}", m, n);
   require(options.block_width >= 0, "block_width: expected >= 0 (0: chosen from n), got {}",
           options.block_width);
-  require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
-          options.threads);
+  check_threads(options.threads, "threads");
   require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
           kDefaultMaxSweeps, options.max_sweeps);
   require(options.rank_tolerance >= 0 && options.rank_tolerance < 1,
@@ -57,8 +57,7 @@ inline void validate_gsvd(index_t batch, index_t m, index_t p, index_t n, index_
   require(p >= n, "g: G is {} x {} with p < n: not of full column rank", p, n);
   require(options.block_width >= 0, "block_width: expected >= 0 (0: chosen from n), got {}",
           options.block_width);
-  require(options.threads >= 0, "threads: expected >= 0 (0: OpenMP's default), got {}",
-          options.threads);
+  check_threads(options.threads, "threads");
   require(options.max_sweeps >= 0, "max_sweeps: expected >= 0 (0: the default {}), got {}",
           kDefaultGsvdSweeps, options.max_sweeps);
   require(batch >= 0, "batch: expected >= 0, got {}", batch);

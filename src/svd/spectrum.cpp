@@ -10,6 +10,7 @@
 #include "btt/frequency_blocks.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
 
 namespace shiftop::svd {
@@ -37,9 +38,7 @@ void validate(std::span<const double> first_column, std::span<const double> firs
   require(std::isfinite(options.rank_tolerance) && options.rank_tolerance >= 0.0,
           "spectrum: invalid rank tolerance {}: expected 0 (the default) or a positive number",
           options.rank_tolerance);
-  require(options.threads >= 0,
-          "spectrum: invalid thread count {}: expected 0 (all) or a positive number",
-          options.threads);
+  check_threads(options.threads, "spectrum: threads");
   require_finite(first_column, shape, "the first block column");
   require_finite(first_row, shape, "the first block row");
   for (index_t k = 0; !first_row.empty() && k < shape.nd * shape.nm; ++k) {

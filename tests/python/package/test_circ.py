@@ -229,6 +229,24 @@ def test_bad_construction(rng):
         shiftop.CirculantOperator(a, 3, backend="gpu")
 
 
+def test_sizes_given_twice_or_against_a_are_refused(rng):
+    """A sparse A fixes mb and nb (with k): a keyword that says otherwise, or a size given both
+    positionally and by keyword, is a mistake to report, not to ignore."""
+    a = random_row(rng, 3, 4, 5, np.float64)  # 4 x 15: k = 3, mb = 4, nb = 5
+    with pytest.raises(ValueError, match=r"mb=5 conflicts with A of shape \(4, 15\) and k = 3, "
+                                         "which give mb = 4"):
+        shiftop.CirculantOperator(a, 3, mb=5)
+    with pytest.raises(ValueError, match="nb=3 conflicts"):
+        shiftop.CirculantOperator(a, 3, nb=3)
+    with pytest.raises(TypeError, match=r"got k twice: positionally \(3\) and as k=4"):
+        shiftop.CirculantOperator(a, 3, k=4)
+    with pytest.raises(TypeError, match="got mb twice"):
+        shiftop.CirculantOperator(a.indptr, a.indices, a.data, 3, 4, 5, mb=4)
+    same = shiftop.CirculantOperator(a, 3, mb=4, nb=5, planning="estimate")  # agreeing: fine
+    assert same.block_shape == (3, 4, 5)
+    assert shiftop.CirculantOperator(a, k=3, planning="estimate").block_shape == (3, 4, 5)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("transpose", ["auto", "index", "atomic"])

@@ -126,7 +126,9 @@ def test_stacks_equal_one_pair_at_a_time_bit_for_bit(rng, complex_):
 def test_results_do_not_depend_on_the_thread_count(rng):
     F, G = prescribed_pair(rng, 30, 34, 29, np.logspace(3, -3, 29))
     one = shiftop.gsvd(F, G, vectors=True, threads=1)
-    for threads in (2, 3):
+    # Up to 3 (an uneven split of the pairs) where the machine has the threads: Python refuses
+    # more than the hardware threads (test_threads.py); the C++ tests oversubscribe.
+    for threads in range(2, min(3, shiftop._core.hardware_threads()) + 1):
         r = shiftop.gsvd(F, G, vectors=True, threads=threads)
         assert np.array_equal(r.x, one.x) and np.array_equal(r.values, one.values)
 

@@ -76,3 +76,47 @@ def test_pylops_protocol(rng, operator):
         P.matvec(d)
     with pytest.raises(ValueError, match=r"dimension mismatch: expected a matrix of 27 rows, got \(36, 3\)"):
         P.rmatmat(X)
+
+
+def test_zero_columns_give_empty_products(operator):
+    op, A = operator
+    L, P = op.aslinearoperator(), op.aspylops()
+    for product in (L.matmat, P.matmat):
+        y = product(np.zeros((36, 0)))
+        assert y.shape == (27, 0) and y.dtype == np.float64
+    for product in (L.rmatmat, P.rmatmat):
+        assert product(np.zeros((27, 0))).shape == (36, 0)
+
+
+def test_complex_inputs_are_applied_complex_linearly(rng, operator):
+    """P.clinear is True: F (a + ib) = F a + i F b, for vectors, columns and matrices, in both
+    adapters (the real and imaginary parts go through the core as one batch)."""
+    op, A = operator
+    L, P = op.aslinearoperator(), op.aspylops()
+    x = rng.standard_normal(36) + 1j * rng.standard_normal(36)
+    X = rng.standard_normal((36, 3)) + 1j * rng.standard_normal((36, 3))
+    d = rng.standard_normal(27) + 1j * rng.standard_normal(27)
+    for apply in (L.matvec, P.matvec):
+        assert apply(x).shape == (27,) and rel_err(apply(x), A @ x) < FP64_TOL
+        assert apply(x[:, None]).shape == (27, 1)
+        assert rel_err(apply(x[:, None]).ravel(), A @ x) < FP64_TOL
+    for apply in (L.matmat, P.matmat):
+        assert rel_err(apply(X), A @ X) < FP64_TOL
+    assert rel_err(P.rmatvec(d), A.T @ d) < FP64_TOL and rel_err(L.rmatvec(d), A.T @ d) < FP64_TOL
+
+
+def test_pylops_products_of_arrays_shaped_like_dims(rng, operator):
+    """PyLops' dot: x of shape dims gives dimsd; dims plus a column axis gives dimsd plus it."""
+    op, A = operator
+    P = op.aspylops()
+    m = rng.standard_normal((4, 9))
+    y = P @ m
+    assert y.shape == (3, 9) and rel_err(y.ravel(), A @ m.ravel()) < FP64_TOL
+    assert rel_err(y, op @ m) < FP64_TOL
+    M = rng.standard_normal((4, 9, 2))
+    Y = P @ M
+    assert Y.shape == (3, 9, 2) and rel_err(Y.reshape(27, 2), A @ M.reshape(36, 2)) < FP64_TOL
+    d = rng.standard_normal((3, 9))
+    assert (P.H @ d).shape == (4, 9) and rel_err((P.H @ d).ravel(), A.T @ d.ravel()) < FP64_TOL
+    with pytest.raises(ValueError, match="dimension mismatch"):
+        P @ np.ones((3, 9))  # dimsd, not dims

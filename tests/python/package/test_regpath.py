@@ -210,7 +210,15 @@ def test_plot_draws_the_l_curve_and_gcv(rng, tmp_path):
 @pytest.mark.parametrize("kwargs,error,message", [
     (dict(mass=0.0), ValueError, "mass: expected a positive"),
     (dict(reg="dt3"), ValueError, "reg 'dt3'"),
-    (dict(time_weight=-1.0), ValueError, "time_weight"),
+    (dict(reg="dt1", time_weight=-1.0), ValueError, "time_weight"),
+    # Keywords that the other options make meaningless are refused, not ignored.
+    (dict(time_weight=5.0), ValueError, r"time_weight=5\.0 weights the time block of reg 'dt1' "
+                                        "or 'dt2'; reg 'identity' has none"),
+    (dict(reg="dt2", space_weight=2.0), ValueError, "space_weight=2.0 weights the laplacian's "
+                                                    "block; no laplacian was given"),
+    # Complex values are refused, not cast with a ComplexWarning that drops their imaginary part.
+    (dict(laplacian=np.eye(2) * (1 + 1j)), TypeError, r"laplacian is complex"),
+    (dict(alphas=[1.0 + 1j]), TypeError, r"alphas is complex"),
     (dict(laplacian=np.ones((3, 3))), ValueError, r"laplacian has shape \(3, 3\)"),
     (dict(laplacian=np.triu(np.ones((2, 2)))), ValueError, "symmetric"),
     (dict(alphas=[1.0, -1.0]), ValueError, "alphas: expected positive"),
@@ -227,6 +235,10 @@ def test_bad_input_is_refused_by_name(rng, kwargs, error, message):
 
 def test_bad_data_and_kernels_are_refused(rng):
     K = rng.standard_normal((3, 2, 4))
+    with pytest.raises(TypeError, match=r"data is complex \(complex128\)"):
+        shiftop.regpath(K, np.ones((3, 4)) * (1 + 1j))
+    with pytest.raises(TypeError, match=r"kernels K\) has dtype complex128"):
+        shiftop.regpath(K * 1j, np.ones((3, 4)))
     with pytest.raises(ValueError, match=r"data has shape \(4, 3\): expected \(Nd, Nt\)"):
         shiftop.regpath(K, np.zeros((4, 3)))
     d = np.zeros((3, 4))
@@ -266,3 +278,21 @@ def test_backend_cuda_equals_the_cpu(rng, reg, laplacian):
         np.testing.assert_allclose(getattr(gpu, name), getattr(cpu, name), rtol=1e-10)
     m = cpu.solve(cpu.alpha_gcv)
     assert np.abs(gpu.solve(cpu.alpha_gcv) - m).max() <= 1e-10 * np.abs(m).max()
+
+
+def test_results_are_read_only(rng):
+    """alpha_gcv and alpha_lcurve index into alphas: neither the attributes nor the arrays can
+    change under them."""
+    path = shiftop.regpath(rng.standard_normal((3, 2, 4)), rng.standard_normal((3, 4)))
+    chosen, alphas = path.alpha_gcv, path.alphas.copy()
+    for name in ("alphas", "residual_norms", "seminorms", "gcv"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(path, name)[0] = 1.0
+        with pytest.raises(AttributeError):
+            setattr(path, name, np.ones(3))
+    for name in ("gcv_choice", "lcurve_corner", "shape"):
+        with pytest.raises(AttributeError):
+            setattr(path, name, 0)
+    assert path.alpha_gcv == chosen and np.array_equal(path.alphas, alphas)
+    curves = path.evaluate([1.0, 2.0])  # the caller's own arrays
+    curves["alphas"][0] = 3.0

@@ -70,7 +70,7 @@ def check_svd(a, u, s, vh, tolerance):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_svd_matches_numpy_and_reconstructs(rng, dtype, shape):
     a = random_matrix(rng, shape, dtype)
-    u, s, vh = shiftop.svd(a)
+    u, s, vh = shiftop.svd(a, full_matrices=False)
     m, n = shape
     k = min(m, n)
     assert u.shape == (m, k) and s.shape == (k,) and vh.shape == (k, n)
@@ -85,23 +85,24 @@ def test_svd_matches_numpy_and_reconstructs(rng, dtype, shape):
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64])
 def test_stacks_equal_one_matrix_at_a_time_bit_for_bit(rng, shape, dtype):
     a = random_matrix(rng, shape, dtype)
-    u, s, vh = shiftop.svd(a)
+    u, s, vh = shiftop.svd(a, full_matrices=False)
     assert u.shape == (*shape[:-1], min(shape[-2:]))
     assert vh.shape == (*shape[:2], min(shape[-2:]), shape[-1])
     check_svd(a, u, s, vh, tolerance(shape, dtype))
     for index in np.ndindex(*shape[:2]):
-        u1, s1, vh1 = shiftop.svd(a[index], threads=1)
+        u1, s1, vh1 = shiftop.svd(a[index], full_matrices=False, threads=1)
         assert np.array_equal(s1, s[index])
         assert np.array_equal(u1, u[index]) and np.array_equal(vh1, vh[index])
 
 
 def test_results_do_not_depend_on_the_thread_count(rng):
     stack = random_matrix(rng, (7, 12, 10), np.float64)
-    one = shiftop.svd(stack, threads=1)
-    two = shiftop.svd(stack, threads=2)
+    one = shiftop.svd(stack, full_matrices=False, threads=1)
+    two = shiftop.svd(stack, full_matrices=False, threads=2)
     big = random_matrix(rng, (70, 66), np.complex128)  # one matrix: threads over pivot pairs
     for first, second in (
-            (one, two), (shiftop.svd(big, threads=1), shiftop.svd(big, threads=2))):
+            (one, two), (shiftop.svd(big, full_matrices=False, threads=1),
+                           shiftop.svd(big, full_matrices=False, threads=2))):
         for x, y in zip(first, second):
             assert np.array_equal(x, y)
 
@@ -119,9 +120,9 @@ def test_layouts_are_read_in_place_or_copied_and_give_the_same_svd(rng, dtype):
         "broadcast": np.broadcast_to(base[0], (2, 14, 22)),
     }
     for name, a in views.items():
-        u, s, vh = shiftop.svd(a)
+        u, s, vh = shiftop.svd(a, full_matrices=False)
         check_svd(np.array(a), u, s, vh, tolerance(a.shape, dtype))
-        same_layout = shiftop.svd(np.ascontiguousarray(a))
+        same_layout = shiftop.svd(np.ascontiguousarray(a), full_matrices=False)
         if name in ("C", "strided", "negative", "negative columns", "broadcast"):
             for x, y in zip((u, s, vh), same_layout):  # copied to C order: the same computation
                 assert np.array_equal(x, y), name
@@ -145,7 +146,7 @@ def test_input_is_not_modified(rng):
 
 def test_dtype_rules_follow_numpy():
     ints = np.arange(12).reshape(4, 3) ** 2
-    u, s, vh = shiftop.svd(ints)
+    u, s, vh = shiftop.svd(ints, full_matrices=False)
     assert u.dtype == s.dtype == vh.dtype == np.float64
     check_svd(ints, u, s, vh, tolerance(ints.shape, np.float64))
     assert shiftop.svd([[3.0, 0.0], [0.0, -4.0]], compute_uv=False).tolist() == [4.0, 3.0]
@@ -207,7 +208,7 @@ def test_graded_matrices_keep_high_relative_accuracy_where_gesdd_does_not(rng):
 def test_hyperbolic_svd_gives_the_eigenvalues_of_g_j_gh(rng, dtype, m, n, n_plus):
     g = random_matrix(rng, (m, n), dtype)
     j = np.diag(np.r_[np.ones(n_plus), -np.ones(n - n_plus)])
-    u, s, v = shiftop.svd(g, hyperbolic=n_plus)
+    u, s, v = shiftop.svd(g, full_matrices=False, hyperbolic=n_plus)
     assert u.shape == (m, n) and s.shape == (n,) and v.shape == (n, n)
     assert u.dtype == v.dtype == dtype
     # Measured over these cases: every error below at most 2.6e-15 (relative as written).
@@ -227,9 +228,9 @@ def test_hyperbolic_svd_gives_the_eigenvalues_of_g_j_gh(rng, dtype, m, n, n_plus
 
 def test_hyperbolic_svd_of_c_order_stacks_copies_to_column_major(rng):
     g = random_matrix(rng, (2, 7, 5), np.float64)
-    u, s, v = shiftop.svd(g, hyperbolic=3)
+    u, s, v = shiftop.svd(g, full_matrices=False, hyperbolic=3)
     for b in range(2):
-        u1, s1, v1 = shiftop.svd(np.asfortranarray(g[b]), hyperbolic=3)
+        u1, s1, v1 = shiftop.svd(np.asfortranarray(g[b]), full_matrices=False, hyperbolic=3)
         assert np.array_equal(s[b], s1) and np.array_equal(v[b], v1)
     s_only = shiftop.svd(g, hyperbolic=3, compute_uv=False)
     assert np.array_equal(s_only, s)
@@ -240,14 +241,15 @@ def test_hyperbolic_svd_of_c_order_stacks_copies_to_column_major(rng):
 def test_full_output_reports_sweeps_rotations_and_rank(rng):
     a = random_matrix(rng, (2, 3, 8, 6), np.float64)
     a[1, 2] = rng.standard_normal((8, 2)) @ rng.standard_normal((2, 6))  # rank 2
-    u, s, vh, info = shiftop.svd(a, full_output=True)
+    u, s, vh, info = shiftop.svd(a, full_matrices=False, full_output=True)
     assert set(info) == {"sweeps", "rotations", "proper_rotations", "converged", "rank"}
     assert all(value.shape == (2, 3) for value in info.values())
     assert info["converged"].dtype == bool and info["converged"].all()
     assert np.all(info["sweeps"] >= 1)
     assert np.all(info["rotations"] >= info["proper_rotations"])
     assert np.all(info["rank"] == 6)  # by default only exact zeros of R are dropped
-    *_, cut = shiftop.svd(a, rank_tolerance=np.sqrt(6) * eps(np.float64), full_output=True)
+    *_, cut = shiftop.svd(a, full_matrices=False, rank_tolerance=np.sqrt(6) * eps(np.float64),
+                          full_output=True)
     assert cut["rank"][1, 2] == 2  # dgejsv's JOBA = 'A' cut: the rank-2 matrix found
     assert np.all(np.delete(cut["rank"].ravel(), 5) == 6)
     s_only, info_s = shiftop.svd(a, compute_uv=False, full_output=True)
@@ -256,22 +258,106 @@ def test_full_output_reports_sweeps_rotations_and_rank(rng):
 
 
 def test_empty_stacks_give_empty_results():
-    u, s, vh = shiftop.svd(np.zeros((0, 3, 5)))
+    u, s, vh = shiftop.svd(np.zeros((0, 3, 5)), full_matrices=False)
     assert u.shape == (0, 3, 3) and s.shape == (0, 3) and vh.shape == (0, 3, 5)
-    u, s, v, info = shiftop.svd(np.zeros((2, 0, 5, 3), np.complex64), hyperbolic=1,
-                                full_output=True)
+    u, s, v, info = shiftop.svd(np.zeros((2, 0, 5, 3), np.complex64), full_matrices=False,
+                                hyperbolic=1, full_output=True)
     assert u.shape == (2, 0, 5, 3) and v.shape == (2, 0, 3, 3) and s.dtype == np.float32
     assert info["rank"].shape == (2, 0)
 
 
+# --- numpy.linalg.svd's conventions (numpy's own suite: test_numpy_scipy_svd_suites.py) -------
+
+def test_the_result_and_the_signature_are_numpys(rng):
+    a = random_matrix(rng, (5, 3), np.float64)
+    result, reference = shiftop.svd(a), np.linalg.svd(a)
+    assert type(result) is type(reference)  # numpy's SVDResult (a named tuple in numpy 1.x)
+    assert result._fields == ("U", "S", "Vh")
+    assert result.U.shape == (5, 5) and result.S.shape == (3,) and result.Vh.shape == (3, 3)
+    thin = shiftop.svd(a, False)  # numpy's second argument: full_matrices
+    assert thin.U.shape == (5, 3) and thin.Vh.shape == (3, 3)
+    assert np.array_equal(shiftop.svd(a, False, False), thin.S)  # the third: compute_uv
+    assert np.array_equal(shiftop.svd(a, full_matrices=True, compute_uv=False), thin.S)
+    # hermitian=True is numpy's hint; shiftop computes the SVD of a itself either way.
+    h = a.T @ a
+    for x, y in zip(shiftop.svd(h, hermitian=True), shiftop.svd(h)):
+        assert np.array_equal(x, y)
+    u, s, vh = shiftop.svd(a[:3], False, True, True)  # not Hermitian: still a's SVD
+    check_svd(a[:3], u, s, vh, tolerance((3, 3), np.float64))
+
+
+def completion_tolerance(shape, dtype):
+    """The bound of the full factors' unitarity and reconstruction errors: tolerance()'s, the
+    thin factors' (whose error the completion keeps); the completion's own, LAPACK's Householder
+    QR (numpy's, the same in either build of shiftop), stays within it: the full factors measured
+    at most 1.2 max(m, n) eps (5 random matrices per shape and dtype of
+    test_full_matrices_complete_the_thin_factors_to_unitary_ones, native build), 5x below."""
+    return tolerance(shape, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 4), (4, 1), (5, 3), (3, 5), (40, 9), (9, 40), (100, 3),
+                                   (2, 3, 7, 4), (2, 4, 7)])
+def test_full_matrices_complete_the_thin_factors_to_unitary_ones(rng, dtype, shape):
+    a = random_matrix(rng, shape, dtype)
+    u, s, vh = shiftop.svd(a)
+    thin = shiftop.svd(a, full_matrices=False)
+    m, n = shape[-2:]
+    k = min(m, n)
+    assert u.shape == (*shape[:-2], m, m) and vh.shape == (*shape[:-2], n, n)
+    assert u.dtype == dtype and vh.dtype == dtype and np.array_equal(s, thin.S)
+    # The thin factors lead, exactly; the completion is orthogonal to them.
+    assert np.array_equal(u[..., :k], thin.U) and np.array_equal(vh[..., :k, :], thin.Vh)
+    bound = completion_tolerance(shape, dtype)
+    assert unitarity(u) <= bound
+    assert unitarity(vh.conj().swapaxes(-1, -2)) <= bound
+    sigma = np.zeros((*shape[:-2], m, n), s.dtype)
+    sigma[..., range(k), range(k)] = s
+    assert np.abs(u @ sigma @ vh - a).max() <= bound * np.abs(a).max()
+
+
+def test_full_matrices_of_rank_deficient_and_hyperbolic_svds(rng):
+    zero = shiftop.svd(np.zeros((6, 2)))  # the thin U of zero singular values is orthonormal
+    assert unitarity(zero.U) <= completion_tolerance((6, 2), np.float64)
+    g = random_matrix(rng, (7, 4), np.float64)
+    u, s, v = shiftop.svd(g, hyperbolic=2)  # u completed to 7 x 7, v square already
+    thin_u, thin_s, thin_v = shiftop.svd(g, full_matrices=False, hyperbolic=2)
+    assert u.shape == (7, 7) and v.shape == (4, 4)
+    assert np.array_equal(u[:, :4], thin_u) and np.array_equal(v, thin_v)
+    assert unitarity(u) <= completion_tolerance((7, 4), np.float64)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 4), (4, 0), (2, 0, 3), (2, 3, 0), (0, 3, 2),
+                                   (3, 0, 0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64, np.int32])
+def test_empty_matrices_give_numpys_results(shape, dtype):
+    a = np.zeros(shape, dtype)
+    for full_matrices in (True, False):
+        ours = shiftop.svd(a, full_matrices)
+        theirs = np.linalg.svd(a, full_matrices)
+        for x, y in zip(ours, theirs):  # the identity as U or Vh of full matrices
+            assert x.shape == y.shape and x.dtype == y.dtype and np.array_equal(x, y)
+    s = shiftop.svd(a, compute_uv=False)
+    reference = np.linalg.svd(a, compute_uv=False)
+    assert s.shape == reference.shape and s.dtype == reference.dtype
+
+
+def test_empty_matrices_of_the_hyperbolic_svd_and_their_statistics():
+    u, s, v, info = shiftop.svd(np.zeros((2, 4, 0)), hyperbolic=0, full_output=True)
+    assert np.array_equal(u, np.broadcast_to(np.eye(4), (2, 4, 4)))
+    assert s.shape == (2, 0) and v.shape == (2, 0, 0)
+    assert info["converged"].tolist() == [True, True] and info["sweeps"].tolist() == [0, 0]
+    assert shiftop.svd(np.zeros((4, 0)), full_matrices=False, hyperbolic=0)[0].shape == (4, 0)
+
+
 @pytest.mark.parametrize("call, error, message", [
-    (lambda: shiftop.svd(np.ones(4)), ValueError, r"at least 2 dimensions.*\(4,\)"),
-    (lambda: shiftop.svd(3.0), ValueError, "at least 2 dimensions"),
-    (lambda: shiftop.svd(np.ones((0, 3))), ValueError, "non-empty matrices"),
-    (lambda: shiftop.svd(np.ones((2, 3, 0))), ValueError, "non-empty matrices"),
-    (lambda: shiftop.svd(np.array([[1.0, 2.0], [np.nan, 1.0]])), ValueError,
+    # numpy raises LinAlgError (a ValueError) for these: so does shiftop.svd.
+    (lambda: shiftop.svd(np.ones(4)), np.linalg.LinAlgError, r"at least 2 dimensions.*\(4,\)"),
+    (lambda: shiftop.svd(3.0), np.linalg.LinAlgError, "at least 2 dimensions"),
+    (lambda: shiftop.svd(np.array([[1.0, 2.0], [np.nan, 1.0]])), np.linalg.LinAlgError,
      r"a\[1, 0\] is nan"),
-    (lambda: shiftop.svd(np.array([[[1.0, np.inf]]])), ValueError, r"a\[0, 0, 1\] is inf"),
+    (lambda: shiftop.svd(np.array([[[1.0, np.inf]]])), np.linalg.LinAlgError,
+     r"a\[0, 0, 1\] is inf"),
     (lambda: shiftop.svd(np.ones((4, 3)), hyperbolic=4), ValueError, r"in 0\.\.3.*got 4"),
     (lambda: shiftop.svd(np.ones((4, 3)), hyperbolic=-1), ValueError, r"in 0\.\.3.*got -1"),
     (lambda: shiftop.svd(np.ones((3, 4)), hyperbolic=1), ValueError, "needs m >= n"),
@@ -282,6 +368,8 @@ def test_empty_stacks_give_empty_results():
     (lambda: shiftop.svd(np.ones((4, 3)), strategy="cyclic"), ValueError,
      "strategy 'cyclic'.*modmod"),
     (lambda: shiftop.svd(np.ones((4, 3)), threads=0), ValueError, "threads"),
+    # numpy's options come first, shiftop's are keyword-only.
+    (lambda: shiftop.svd(np.ones((4, 3)), True, True, False, 2), TypeError, "positional"),
 ])
 def test_bad_input_is_refused_by_name(call, error, message):
     with pytest.raises(error, match=message):
@@ -301,7 +389,7 @@ def test_the_core_refuses_layouts_it_cannot_read():
 @pytest.mark.parametrize("strategy", ["rc-closest", "modmod"])
 def test_variants_and_strategies_agree(rng, variant, strategy):
     a = random_matrix(rng, (2, 37, 35), np.float64)
-    u, s, vh = shiftop.svd(a, variant=variant, strategy=strategy)
+    u, s, vh = shiftop.svd(a, full_matrices=False, variant=variant, strategy=strategy)
     check_svd(a, u, s, vh, tolerance(a.shape, np.float64))
 
 
@@ -356,6 +444,8 @@ def test_spectrum_rank_counts_values_above_the_tolerance(rng):
     assert loose.tolerance == 0.5
     assert loose.rank == np.count_nonzero(loose.sigma > 0.5 * loose.sigma_max)
     assert "rank" in repr(loose) and "kappa" in repr(loose)
+    with pytest.raises(ValueError, match="read-only"):  # sigma_max and rank are derived from it
+        loose.sigma[0, 0] = 1.0
 
 
 def test_spectrum_refuses_bad_input(rng):
@@ -435,7 +525,7 @@ def test_a_hyperbolic_svd_that_does_not_exist_raises_or_reports():
     for dtype in (np.float64, np.float32):
         with pytest.raises(np.linalg.LinAlgError, match="exists only when rank"):
             shiftop.svd(a.astype(dtype), hyperbolic=4)
-        *_, info = shiftop.svd(a.astype(dtype), hyperbolic=4, full_output=True)
+        *_, info = shiftop.svd(a.astype(dtype), full_matrices=False, hyperbolic=4, full_output=True)
         assert not info["converged"]
 
 
@@ -517,7 +607,7 @@ def check_against_cpu(a, u, s, vh):
 @pytest.mark.parametrize("shape", GPU_SHAPES)
 def test_numpy_on_backend_cuda_equals_the_cpu(rng, dtype, shape):
     a = random_matrix(rng, shape, dtype)
-    u, s, vh = shiftop.svd(a, backend="cuda", device=0)
+    u, s, vh = shiftop.svd(a, full_matrices=False, backend="cuda", device=0)
     assert all(isinstance(x, np.ndarray) for x in (u, s, vh))
     assert u.dtype == dtype and vh.dtype == dtype
     check_against_cpu(a, u, s, vh)
@@ -528,13 +618,33 @@ def test_numpy_on_backend_cuda_equals_the_cpu(rng, dtype, shape):
 
 
 @pytest.mark.gpu
+def test_full_and_empty_matrices_of_device_arrays_are_numpys_on_their_gpu(rng):
+    """The completion (and the identities of empty matrices) run on the host and come back to the
+    array's GPU, as its library's arrays."""
+    torch, cupy = require_torch_gpu(), require_cupy_gpu()
+    a = random_matrix(rng, (2, 6, 3), np.complex128)
+    for x, host in ((torch.from_numpy(a).cuda(), lambda t: t.cpu().numpy()),
+                    (cupy.asarray(a), cupy.asnumpy)):
+        u, s, vh = shiftop.svd(x)
+        assert type(u) is type(x) and u.device == x.device and u.shape == (2, 6, 6)
+        u, s, vh = host(u), host(s), host(vh)
+        assert vh.shape == (2, 3, 3) and unitarity(u) <= completion_tolerance(a.shape, a.dtype)
+        sigma = np.zeros(a.shape, s.dtype)
+        sigma[..., range(3), range(3)] = s
+        assert np.abs(u @ sigma @ vh - a).max() <= completion_tolerance(a.shape, a.dtype) * \
+            np.abs(a).max()
+    empty = shiftop.svd(torch.zeros((3, 0), device="cuda"))
+    assert empty.U.is_cuda and torch.equal(empty.U.cpu(), torch.eye(3))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", GPU_SHAPES)
 def test_torch_cuda_tensors_give_tensors_on_their_gpu(rng, dtype, shape):
     torch = require_torch_gpu()
     a = random_matrix(rng, shape, dtype)
     x = torch.from_numpy(a).cuda()
-    u, s, vh = shiftop.svd(x)  # backend None: 'cuda' for a CUDA tensor
+    u, s, vh = shiftop.svd(x, full_matrices=False)  # backend None: 'cuda' for a CUDA tensor
     for t, want in ((u, x.dtype), (vh, x.dtype), (s, torch.from_numpy(a.real).dtype)):
         assert isinstance(t, torch.Tensor) and t.device == x.device and t.dtype == want
     check_against_cpu(a, u.cpu().numpy(), s.cpu().numpy(), vh.cpu().numpy())
@@ -554,7 +664,7 @@ def test_torch_conjugate_and_negative_views_give_the_svd_of_their_values(rng):
     views = (torch.from_numpy(a).cuda().conj(), torch.from_numpy(a).cuda().conj().imag)
     assert views[0].is_conj() and views[1].is_neg()
     for x, shown in zip(views, (np.conj(a), -a.imag)):
-        u, s, vh = shiftop.svd(x)
+        u, s, vh = shiftop.svd(x, full_matrices=False)
         check_svd(shown, u.cpu().numpy(), s.cpu().numpy(), vh.cpu().numpy(),
                   tolerance(shown.shape, shown.dtype))
 
@@ -566,7 +676,7 @@ def test_cupy_arrays_give_cupy_arrays_on_their_gpu(rng, dtype, shape):
     cupy = require_cupy_gpu()
     a = random_matrix(rng, shape, dtype)
     x = cupy.asarray(a)
-    u, s, vh = shiftop.svd(x)
+    u, s, vh = shiftop.svd(x, full_matrices=False)
     for c, want in ((u, a.dtype), (vh, a.dtype), (s, np.finfo(dtype).dtype)):
         assert isinstance(c, cupy.ndarray) and c.device.id == x.device.id and c.dtype == want
     check_against_cpu(a, cupy.asnumpy(u), cupy.asnumpy(s), cupy.asnumpy(vh))
@@ -579,7 +689,7 @@ def test_torch_svd_is_ordered_on_the_current_stream_and_casts_integers(rng):
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         x = torch.from_numpy(a).cuda(non_blocking=True) * 3.0  # queued on `stream`
-        u, s, vh = shiftop.svd(x)  # must wait for it
+        u, s, vh = shiftop.svd(x, full_matrices=False)  # must wait for it
         y = (u * s[..., None, :]) @ vh  # and be done before this, on `stream` again
     stream.synchronize()
     assert np.abs(y.cpu().numpy() - 3.0 * a).max() <= tolerance(a.shape, a.dtype) * 3.0 * \
@@ -617,8 +727,8 @@ def test_threads_sharing_a_gpu_get_their_own_results(rng):
 def test_hyperbolic_svd_of_a_cuda_tensor_equals_the_cpu(rng, n_plus):
     torch = require_torch_gpu()
     a = random_matrix(rng, (2, 9, 5), np.float64)
-    u, s, v = shiftop.svd(torch.from_numpy(a).cuda(), hyperbolic=n_plus)
-    cu, cs, cv = shiftop.svd(a, hyperbolic=n_plus)
+    u, s, v = shiftop.svd(torch.from_numpy(a).cuda(), full_matrices=False, hyperbolic=n_plus)
+    cu, cs, cv = shiftop.svd(a, full_matrices=False, hyperbolic=n_plus)
     assert tuple(u.shape) == cu.shape and tuple(v.shape) == cv.shape
     tol = 1e-13
     assert np.abs(s.cpu().numpy() - cs).max() <= tol * cs.max()

@@ -364,7 +364,9 @@ TEST(Ct2dPhantom, KnownValuesAndIntegral) {
       const double area = 0.5 * step * w * w * ((inner + 1) * (inner + 1) - inner * inner);
       integral += area * image[static_cast<std::size_t>(voxel_column(g, ring, sector))];
     }
-  EXPECT_NEAR(integral, expected, 1e-3 * expected);  // measured 5.8e-4: ellipse edges
+  // Measured 5.8e-4 relative on the native and portable builds alike: the voxel grid's error at
+  // the ellipses' edges, not rounding, so the bound is not 4x a rounding measurement.
+  EXPECT_NEAR(integral, expected, 1e-3 * expected);
   expect_error([&] { (void)shepp_logan(g, 0); }, "samples");
 }
 

@@ -77,9 +77,10 @@ struct OperatorCase {
   /// Applied besides 1, 3 and 16 right-hand sides.
   index_t nrhs;
   index_t max_rhs;
-  /// The error allowed in units of the eq. (6) bound: about 4 times the largest error/bound the
-  /// CPU plan gave (printed by the test), so that a tenfold loss of accuracy fails; a backend's
-  /// BackendUnderTest::precision_slack scales it.
+  /// The error allowed in units of the eq. (6) bound: at least 4 times the largest error/bound the
+  /// CPU plan gave over the native and portable (SHIFTOP_NATIVE=OFF) builds (printed by the test),
+  /// so that a tenfold loss of accuracy fails; a backend's BackendUnderTest::precision_slack
+  /// scales it.
   double slack;
 };
 
@@ -102,17 +103,17 @@ inline std::string operator_case_name(
 inline const std::vector<OperatorCase> kOperatorCases = {
     {{1, 1, 1}, true, 1, 16, 3.0},     {{1, 1, 1}, false, 2, 16, 3.0},
     {{2, 3, 1}, true, 1, 16, 3.5},     {{1, 4, 7}, true, 1, 16, 2.5},
-    {{1, 4, 7}, false, 3, 16, 0.7},    {{5, 1, 6}, true, 2, 16, 3.0},
+    {{1, 4, 7}, false, 3, 16, 0.8},    {{5, 1, 6}, true, 2, 16, 3.2},
     {{5, 1, 6}, false, 1, 16, 3.0},    {{3, 5, 9}, true, 5, 2, 0.3},
-    {{3, 5, 9}, false, 5, 2, 0.4},     {{7, 13, 17}, true, 3, 16, 0.3},
-    {{7, 13, 17}, false, 4, 4, 0.3},   {{4, 19, 2}, false, 9, 4, 1.4},
-    {{17, 3, 8}, true, 6, 16, 1.0},    {{9, 33, 11}, false, 1, 1, 0.7},
+    {{3, 5, 9}, false, 5, 2, 0.5},     {{7, 13, 17}, true, 3, 16, 0.4},
+    {{7, 13, 17}, false, 4, 4, 0.4},   {{4, 19, 2}, false, 9, 4, 1.4},
+    {{17, 3, 8}, true, 6, 16, 1.0},    {{9, 33, 11}, false, 1, 1, 0.8},
     {{2, 3, 5}, true, 7, 3, 0.5},      {{2, 3, 5}, false, 5, 16, 0.6},
-    {{7, 33, 16}, true, 5, 4, 0.8},    {{7, 33, 16}, false, 2, 16, 0.6},
+    {{7, 33, 16}, true, 5, 4, 0.8},    {{7, 33, 16}, false, 2, 16, 0.7},
     {{5, 1031, 9}, true, 5, 16, 1.9},  {{5, 1031, 9}, false, 6, 4, 1.8},
     {{37, 300, 12}, true, 2, 16, 0.9}, {{37, 300, 12}, false, 9, 8, 0.9},
     {{300, 40, 7}, true, 17, 16, 0.9}, {{300, 40, 7}, false, 5, 16, 0.9},
-    {{1, 100, 513}, true, 3, 2, 2.5},  {{70, 1, 520}, false, 3, 16, 2.2}};
+    {{1, 100, 513}, true, 3, 2, 2.8},  {{70, 1, 520}, false, 3, 16, 2.5}};
 
 class PlanVsReference : public BackendTest<std::tuple<BackendUnderTest, OperatorCase>> {};
 
@@ -318,8 +319,9 @@ TEST_P(Plan, BadInputsGiveClearErrors) {
 // ---- EveryPrecision: all 32 strings against the same plan in FP64 -------------------------------
 
 /// `slack`: the error allowed, in units of the eq. (6) bound (mixed_bound), for every op, string
-/// and right-hand-side count of the case: about 4 times the largest error/bound the CPU plan gave
-/// (measured per case), so that a tenfold loss of accuracy fails. A backend's
+/// and right-hand-side count of the case: at least 4 times the largest error/bound the CPU plan
+/// gave over the native and portable builds (measured per case), so that a tenfold loss of
+/// accuracy fails. A backend's
 /// BackendUnderTest::precision_slack scales it.
 struct PrecisionCase {
   Shape shape;
@@ -337,12 +339,13 @@ inline std::string precision_case_name(
   return ::testing::PrintToString(std::get<1>(info.param));
 }
 
-// The CPU's largest error/bound (printed by the test) in the comments.
-inline const std::vector<PrecisionCase> kPrecisionCases = {{{3, 20, 16}, true, 1.0},     // 0.265
-                                                           {{3, 20, 16}, false, 0.9},    // 0.226
-                                                           {{8, 5, 9}, true, 0.25},      // 0.067
-                                                           {{1, 7, 1}, true, 2.5},       // 0.64
-                                                           {{12, 64, 33}, false, 0.6}};  // 0.166
+// The CPU's largest error/bound (printed by the test), the same on the native and portable builds,
+// in the comments.
+inline const std::vector<PrecisionCase> kPrecisionCases = {{{3, 20, 16}, true, 1.1},     // 0.265
+                                                           {{3, 20, 16}, false, 1.0},    // 0.226
+                                                           {{8, 5, 9}, true, 0.3},       // 0.067
+                                                           {{1, 7, 1}, true, 2.6},       // 0.64
+                                                           {{12, 64, 33}, false, 0.7}};  // 0.166
 
 class EveryPrecision : public BackendTest<std::tuple<BackendUnderTest, PrecisionCase>> {};
 

@@ -68,11 +68,11 @@ class CircCpu : public ::testing::Test {};
 using Reals = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CircCpu, Reals);
 
-// Measured worst over all cases: 2.8 (FP64) and 2.9 (FP32) eps |C||x| (rows of up to 42 terms;
-// 1.9 and 2.3 since the layout sorts each row by offset);
-// the bound allows 6. A wrong block, shift or transposition is off by O(|C||x|), i.e. by 1/eps of
-// these units.
-constexpr double kProductBound = 6;
+// At least 4x the worst measured over the native (-march=native) and portable (SHIFTOP_NATIVE=OFF)
+// builds: 2.27 here and 3.01 in test_circ_granted_threads (the same cases with fewer threads
+// granted), against 6 before; still far below a row's n eps/2 (up to 42 terms). A wrong block,
+// shift or transposition is off by O(|C||x|), i.e. by 1/eps of these units.
+constexpr double kProductBound = 13;
 
 template <class T, class I>
 void check_every_kernel(const CircSpec& spec, double& worst) {
@@ -123,7 +123,8 @@ TYPED_TEST(CircCpu, EveryKernelMatchesTheDenseMatrix) {
 
 // <C x, y> = <x, C^T y>, each side summed in long double from the operator's outputs; the
 // difference is rounding of both products, bounded by eps |y|^T |C| |x| times a small factor.
-// Measured worst: 0.49 (FP64), 0.69 (FP32); the bound allows 2.
+// Measured worst over the native and portable builds: 0.53 and 0.67; the bound, 3, is at least
+// 4x that (2 before).
 TYPED_TEST(CircCpu, AdjointIdentity) {
   using T = TypeParam;
   double worst = 0;
@@ -150,7 +151,7 @@ TYPED_TEST(CircCpu, AdjointIdentity) {
         right += static_cast<long double>(x[j]) * cty[j];
       const long double eps = std::numeric_limits<T>::epsilon();
       const double ratio = static_cast<double>(std::fabs(left - right) / (eps * scale));
-      EXPECT_LE(ratio, 2.0);
+      EXPECT_LE(ratio, 3.0);
       worst = std::max(worst, ratio);
     }
   }

@@ -56,8 +56,9 @@ std::string first_difference(const std::vector<T>& y, const std::vector<T>& want
   return "";
 }
 
-// test_circ_cpu's bound on |y - C x| / (eps |C||x|), 4x above its measured worst (2.9).
-constexpr double kProductBound = 6;
+// test_circ_cpu's bound on |y - C x| / (eps |C||x|): at least 4x the worst measured here over the
+// native and portable builds (1.85 and 3.01).
+constexpr double kProductBound = 13;
 
 // The products of one operator built for kRequested threads, computed while `limit` holds (a
 // functor that runs its argument under a smaller team), against the dense C and the same

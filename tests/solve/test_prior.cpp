@@ -55,8 +55,8 @@ DenseForms dense_forms(const Prior& prior) {
   return forms;
 }
 
-// The three checks every prior with a precision and a factor passes; the bounds are a few times
-// the errors measured (printed).
+// The three checks every prior with a precision and a factor passes, with the callers' bounds
+// (the errors are printed).
 void check_forms(const Prior& prior, const std::vector<double>& reference, double covariance_bound,
                  double identity_bound, double factor_bound) {
   const index_t n = prior.blocks() * prior.nt();
@@ -83,6 +83,8 @@ TEST(DiagonalPrior, MatchesItsDenseCovariance) {
     const DiagonalPrior prior(variances, nt);
     EXPECT_EQ(prior.blocks(), nm);
     EXPECT_EQ(prior.nt(), nt);
+    // From the analysis (u = eps/2): the covariance is exact; (1/v) v rounds twice (2u = 2.2e-16,
+    // measured 1.1e-16 on the native and portable builds); sqrt(v)^2 three times (3.3e-16).
     check_forms(prior,
                 testing::dense_separable_covariance(variances, nt,
                                                     [](index_t k) { return k == 0 ? 1.0 : 0.0; }),
@@ -97,13 +99,16 @@ TEST(TimeSmoothingPrior, MatchesItsDenseCovariance) {
       const TimeSmoothingPrior prior(variances, steps, nt, quick());
       const double rho = std::exp(-1 / steps);
       EXPECT_DOUBLE_EQ(prior.rho(), rho);
-      // T^{-1} amplifies the FFT plan's rounding in T by up to cond(T) <= (1+rho)/(1-rho).
+      // T^{-1} amplifies the FFT plan's rounding in T by up to cond(T) <= (1+rho)/(1-rho). The
+      // bounds are at least 4x the worst measured over the native and portable builds (the same on
+      // both): covariance and S S^T 3.6e-16, precision*covariance - I 5.6e-16 at cond 1.07
+      // (2e-15 cond before, 3.9x).
       const double condition = (1 + rho) / (1 - rho);
       check_forms(
           prior,
           testing::dense_separable_covariance(
               variances, nt, [rho](index_t k) { return std::pow(rho, static_cast<double>(k)); }),
-          2e-15, 2e-15 * condition, 2e-15);
+          2e-15, 2.5e-15 * condition, 2e-15);
     }
   }
 }

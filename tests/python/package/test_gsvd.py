@@ -53,6 +53,9 @@ def check_factorisation(F, G, r, tol):
     assert r.u.shape == F.shape and r.v.shape == G.shape and r.x.shape == (n, n)
     assert np.all(np.diff(r.values) <= 0)
     assert np.all(r.sigma_g > 0) and np.all(r.sigma_f >= 0)
+    # From the analysis: sigma = (a, b) / hypot(a, b), hypot within 1 ulp, so the squares sum to
+    # 1 within 2 eps (hypot) + 1 eps (the divisions) + 1 eps (this sum's roundings); measured
+    # 1.5 eps.
     assert np.max(np.abs(r.sigma_f**2 + r.sigma_g**2 - 1)) <= 4 * EPS
     assert np.linalg.norm(F - (r.u * r.sigma_f) @ r.x) <= tol * np.linalg.norm(F)
     assert np.linalg.norm(G - (r.v * r.sigma_g) @ r.x) <= tol * np.linalg.norm(G)
@@ -74,10 +77,12 @@ CASES = [(*shape, c) for shape in SHAPES for c in (False, True)]
 def test_values_match_the_prescribed_ones_and_the_pencil(
         rng, m, p, n, complex_, spread):
     """gamma from 10^-spread to 10^spread (X of condition 10; zeros where m < n) against the
-    prescribed gamma (the C++ suite's pairs are formed in long double). Measured
-    (pointwise and full-block, these shapes): 90 eps at spread 2, 745 eps (1.65e-13) at spread 3;
-    bound 4 * 10^spread eps. The zeros come out below 1e-30. LAPACK's generalized eigh of the
-    pencil agrees to its normwise accuracy (squares within 1e-8 gamma_max^2; measured 3.5e-10)."""
+    prescribed gamma (the C++ suite's pairs are formed in long double; here the pair's own
+    rounding in double is part of the error). Measured over the native and portable builds
+    (these shapes): 95 eps at spread 2, 2207 eps (4.9e-13) at spread 3; bound 12 * 10^spread eps,
+    at least 4x that (4 * 10^spread before, 1.8x). The zeros come out below 1e-30. LAPACK's
+    generalized eigh of the pencil agrees to its normwise accuracy (squares within
+    1e-8 gamma_max^2; measured 6.5e-10)."""
     k = min(m, n)
     gamma = np.zeros(n)
     gamma[:k] = np.logspace(spread, -spread, k) if k > 1 else [2.5]
@@ -85,12 +90,12 @@ def test_values_match_the_prescribed_ones_and_the_pencil(
     values = shiftop.gsvd(F, G)
     assert values.shape == (n,) and values.dtype == np.float64
     assert np.all(np.diff(values) <= 0)
-    tol = 4 * 10.0**spread * EPS
+    tol = 12 * 10.0**spread * EPS
     live = gamma > 0
     assert np.max(np.abs(values[live] - gamma[live]) / gamma[live]) <= tol
     assert np.all(np.abs(values[~live]) <= 1e-30)
     ref = reference_values(F, G)
-    assert np.max(np.abs(values**2 - ref**2)) <= 1e-8 * ref[0] ** 2  # measured 3.5e-10
+    assert np.max(np.abs(values**2 - ref**2)) <= 1e-8 * ref[0] ** 2  # measured 6.5e-10
 
 
 @pytest.mark.parametrize("m,p,n,complex_", CASES)
@@ -173,7 +178,9 @@ def test_variants_and_strategies_agree(rng, variant, strategy, width):
     gamma = np.logspace(3, -3, n)
     F, G = prescribed_pair(rng, 40, 41, n, gamma)
     r = shiftop.gsvd(F, G, vectors=True, variant=variant, strategy=strategy, block_width=width)
-    assert np.max(np.abs(r.values - gamma) / gamma) <= 4e3 * EPS
+    # Against the prescribed gamma (the pair rounded in double): at least 4x the worst measured
+    # over the native and portable builds (1176 eps; the same bound as the values test above).
+    assert np.max(np.abs(r.values - gamma) / gamma) <= 12e3 * EPS
     check_factorisation(F, G, r, 32 * 41 * EPS)
 
 

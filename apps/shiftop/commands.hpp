@@ -67,8 +67,9 @@ void add_json_flag(CLI::App* cmd, bool& json);
 /// Makes every option of every subcommand that takes a value refuse a value that is itself an
 /// option ("--truth: expected a value, got the option '--data'"), so that a forgotten value never
 /// swallows the next option (`model ... --truth --data d.h5` would write the truth to '--data').
-/// Negative numbers ("-1") and "-" still reach the option's own checks. Call it once after every
-/// subcommand is registered.
+/// Negative numbers ("-1") and "-" still reach the option's own checks. An empty value is refused
+/// too, positional ones included ("--vectors: expected a value, got an empty string"). Call it
+/// once after every subcommand is registered.
 void refuse_options_as_values(CLI::App& app);
 
 /// Throws CLI11's ExtrasError naming the subcommands when the first word of the command line is

@@ -36,10 +36,6 @@ struct GsvdCliOptions {
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 constexpr const char* kVectorFiles[] = {"u", "v", "x", "sigma_f", "sigma_g"};
 
-std::string vectors_path(const std::string& prefix, const char* which) {
-  return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
-}
-
 // The checks that need the matrix: not empty, finite entries.
 void check_matrix(const io::DenseMatrix& a, const char* option, const std::string& path) {
   require(a.rows > 0 && a.cols > 0,
@@ -124,21 +120,22 @@ svd::GsvdStats solve_and_write(const io::DenseMatrix& f, const io::DenseMatrix& 
         std::is_same_v<T, double> ? io::Element::Float64 : io::Element::Complex128;
     // U (m x n), V (p x n), X (n x n) are column-major: written in Fortran order as they are.
     const std::vector<index_t> u_shape{m, n}, v_shape{p, n}, x_shape{n, n};
-    io::write_npy(vectors_path(o.vectors, "u"), to_doubles(result.u), u_shape, element, true);
-    io::write_npy(vectors_path(o.vectors, "v"), to_doubles(result.v), v_shape, element, true);
-    io::write_npy(vectors_path(o.vectors, "x"), to_doubles(result.x), x_shape, element, true);
-    io::write_npy(vectors_path(o.vectors, "sigma_f"), result.sigma_f, values_shape,
+    io::write_npy(prefixed_npy(o.vectors, "u"), to_doubles(result.u), u_shape, element, true);
+    io::write_npy(prefixed_npy(o.vectors, "v"), to_doubles(result.v), v_shape, element, true);
+    io::write_npy(prefixed_npy(o.vectors, "x"), to_doubles(result.x), x_shape, element, true);
+    io::write_npy(prefixed_npy(o.vectors, "sigma_f"), result.sigma_f, values_shape,
                   io::Element::Float64, false);
-    io::write_npy(vectors_path(o.vectors, "sigma_g"), result.sigma_g, values_shape,
+    io::write_npy(prefixed_npy(o.vectors, "sigma_g"), result.sigma_g, values_shape,
                   io::Element::Float64, false);
   }
   return result.stats;
 }
 
 void run(const GsvdCliOptions& o) {
-  std::vector<OutputPath> outputs{{"--output", o.output, io::AtomicOutput::Kind::File}};
+  check_prefix("--vectors", o.vectors);
+  std::vector<OutputPath> outputs{{"--output", o.output, OutputFormat::Npy}};
   for (const char* which : kVectorFiles)
-    outputs.push_back({"--vectors", vectors_path(o.vectors, which), io::AtomicOutput::Kind::File});
+    outputs.push_back({"--vectors", prefixed_npy(o.vectors, which), OutputFormat::Npy});
   check_paths({{"--f", o.f}, {"--g", o.g}}, outputs);
   svd::GsvdOptions options;
   options.compute_vectors = !o.vectors.empty();
@@ -187,7 +184,7 @@ void run(const GsvdCliOptions& o) {
     if (!o.vectors.empty()) {
       nlohmann::ordered_json files = nlohmann::ordered_json::array();
       for (const char* which : kVectorFiles)
-        files.push_back(vectors_path(o.vectors, which));
+        files.push_back(prefixed_npy(o.vectors, which));
       out["vectors"] = files;
     }
     fmt::print("{}\n", out.dump());

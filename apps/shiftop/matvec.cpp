@@ -243,7 +243,13 @@ void add_matvec_command(CLI::App& app) {
                                            {"--aux", o->aux_path},
                                            {"--input", o->input_path}};
     check_paths(inputs, {});  // "-" as an input first: output_format() reads --input
-    check_paths(inputs, {{"--output", o->output_path, output_kind(output_format(*o))}},
+    // --output-format auto writes what the name says; a named format, only that.
+    const std::vector<OutputFormat> accepted =
+        o->output_format == "auto"
+            ? std::vector<OutputFormat>{OutputFormat::Npy, OutputFormat::Hdf5}
+            : std::vector<OutputFormat>{};
+    check_paths(inputs,
+                {{"--output", o->output_path, app::output_format(output_format(*o)), accepted}},
                 StandardOutput::Allowed);
     if (!o->grid.empty() || launched_by_mpi())
       run_distributed_matvec(*o);

@@ -102,7 +102,7 @@ void run_ct2d(const CLI::App& cmd, Ct2dOptions o, const std::string& output) {
     if (cmd.count("--detectors") == 0) g.detectors = sizes.detectors;
   }
   o.geometry.validate();
-  check_paths({}, {{"-o", output, io::AtomicOutput::Kind::File}});
+  check_paths({}, {{"-o", output, OutputFormat::Hdf5}});
   std::error_code error;
   require(o.overwrite || !std::filesystem::exists(std::filesystem::symlink_status(output, error)),
           "{}: already exists: expected a new file (pass --overwrite to replace it)", output);

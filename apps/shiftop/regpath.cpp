@@ -149,12 +149,14 @@ void write_plot(const RegPathOptions& o, const nlohmann::ordered_json& curves, c
 }
 
 void run(const RegPathOptions& o) {
-  const io::VectorFormat output_format =
+  const io::VectorFormat vector_format =
       o.output.empty() ? io::VectorFormat::Auto : io::output_vector_format(o.output);
   check_paths({{"OPERATOR", o.operator_path}, {"DATA", o.data_path}, {"--laplacian", o.laplacian}},
-              {{"--output", o.output,
-                o.output.empty() ? io::AtomicOutput::Kind::File : output_kind(output_format)},
-               {"--plot", o.plot, io::AtomicOutput::Kind::File}});
+              {{"--output",
+                o.output,
+                output_format(vector_format),
+                {OutputFormat::Npy, OutputFormat::Hdf5}},
+               {"--plot", o.plot, OutputFormat::Plot}});
   require(std::isfinite(o.mass) && o.mass > 0,
           "--mass: expected a positive number (the identity block keeps R^[0] of full column "
           "rank), got {}",
@@ -223,7 +225,7 @@ void run(const RegPathOptions& o) {
                       .metadata = {{"content", "circulant-embedded Tikhonov solution"},
                                    {"regulariser", o.reg},
                                    {"alpha", fmt::format("{:.17g}", alpha)}}},
-                     output_format);
+                     vector_format);
   }
   const double solve_seconds = watch.lap();
 

@@ -157,14 +157,17 @@ void run(const SolveOptions& o) {
   require(o.method == "cg" || !o.cg_options_given,
           "--preconditioner, --tol and --maxiter are options of --method cg, not --method {}",
           o.method);
-  const io::VectorFormat output_format = io::output_vector_format(o.output_path);
+  const io::VectorFormat vector_format = io::output_vector_format(o.output_path);
   check_paths({{"--operator", o.operator_path},
                {"--data", o.data_path},
                {"--prior-kernels", o.prior_kernels},
                {"--prior-mean", o.prior_mean},
                {"--truth", o.truth}},
-              {{"--output", o.output_path, output_kind(output_format)},
-               {"--json", o.json_path, io::AtomicOutput::Kind::Stream}});
+              {{"--output",
+                o.output_path,
+                output_format(vector_format),
+                {OutputFormat::Npy, OutputFormat::Hdf5}},
+               {"--json", o.json_path, OutputFormat::Json}});
 
   Stopwatch watch;
   const io::OperatorData a = io::read_operator(o.operator_path);
@@ -204,7 +207,7 @@ void run(const SolveOptions& o) {
                     .metadata = {{"content", "MAP point"},
                                  {"prior", std::string(prior->name())},
                                  {"method", o.method}}},
-                   output_format);
+                   vector_format);
   const double write_seconds = watch.lap();
 
   double truth_error = 0;

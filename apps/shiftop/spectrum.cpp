@@ -57,8 +57,7 @@ nlohmann::ordered_json path_or_null(const std::string& path) {
 
 void run(const SpectrumOptions& o) {
   check_paths({{"OPERATOR", o.operator_path}},
-              {{"--output", o.output, io::AtomicOutput::Kind::File},
-               {"--plot", o.plot, io::AtomicOutput::Kind::File}});
+              {{"--output", o.output, OutputFormat::Npy}, {"--plot", o.plot, OutputFormat::Plot}});
   require(std::isfinite(o.rank_tolerance) && o.rank_tolerance >= 0.0,
           "--rank-tolerance: expected 0 (the default, max(Nd, Nm) * eps) or a positive number, "
           "got {}",

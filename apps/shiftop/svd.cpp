@@ -34,10 +34,6 @@ struct SvdOptions {
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 
-std::string vectors_path(const std::string& prefix, const char* which) {
-  return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
-}
-
 // The checks that need the matrix: its size, finite entries, --hyperbolic's range.
 void check_matrix(const io::DenseMatrix& a, const SvdOptions& o) {
   require(a.rows > 0 && a.cols > 0,
@@ -119,17 +115,18 @@ svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
   if (!o.vectors.empty()) {
     // U (m x k) and V (n x k) are column-major: written in Fortran order as they are.
     const std::vector<index_t> u_shape{a.rows, k}, v_shape{a.cols, k};
-    io::write_npy(vectors_path(o.vectors, "U"), to_doubles(result.u), u_shape, a.element, true);
-    io::write_npy(vectors_path(o.vectors, "V"), to_doubles(result.v), v_shape, a.element, true);
+    io::write_npy(prefixed_npy(o.vectors, "U"), to_doubles(result.u), u_shape, a.element, true);
+    io::write_npy(prefixed_npy(o.vectors, "V"), to_doubles(result.v), v_shape, a.element, true);
   }
   return result.stats;
 }
 
 void run(const SvdOptions& o) {
+  check_prefix("--vectors", o.vectors);
   check_paths({{"--input", o.input}},
-              {{"--output", o.output, io::AtomicOutput::Kind::File},
-               {"--vectors", vectors_path(o.vectors, "U"), io::AtomicOutput::Kind::File},
-               {"--vectors", vectors_path(o.vectors, "V"), io::AtomicOutput::Kind::File}});
+              {{"--output", o.output, OutputFormat::Npy},
+               {"--vectors", prefixed_npy(o.vectors, "U"), OutputFormat::Npy},
+               {"--vectors", prefixed_npy(o.vectors, "V"), OutputFormat::Npy}});
   svd::JacobiOptions options;
   options.compute_u = options.compute_v = !o.vectors.empty();
   options.n_plus = o.hyperbolic;
@@ -179,7 +176,7 @@ void run(const SvdOptions& o) {
                                   {"output", o.output}};
     if (o.hyperbolic >= 0) out["hyperbolic"] = o.hyperbolic;
     if (!o.vectors.empty())
-      out["vectors"] = {vectors_path(o.vectors, "U"), vectors_path(o.vectors, "V")};
+      out["vectors"] = {prefixed_npy(o.vectors, "U"), prefixed_npy(o.vectors, "V")};
     fmt::print("{}\n", out.dump());
     return;
   }
@@ -190,8 +187,8 @@ void run(const SvdOptions& o) {
       o.hyperbolic >= 0 ? "hyperbolic " : "", o.output, stats.sweeps, stats.rotations, stats.rank,
       seconds);
   if (!o.vectors.empty())
-    fmt::print("{}, {}: the singular vectors\n", vectors_path(o.vectors, "U"),
-               vectors_path(o.vectors, "V"));
+    fmt::print("{}, {}: the singular vectors\n", prefixed_npy(o.vectors, "U"),
+               prefixed_npy(o.vectors, "V"));
 }
 
 }  // namespace

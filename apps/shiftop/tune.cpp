@@ -96,9 +96,8 @@ void write_plot(const std::string& plot_path, const std::string& json) {
 }
 
 void run(const TuneOptions& o) {
-  check_paths({{"--operator", o.operator_path}},
-              {{"--json", o.json_path, io::AtomicOutput::Kind::Stream},
-               {"--plot", o.plot_path, io::AtomicOutput::Kind::File}});
+  check_paths({{"--operator", o.operator_path}}, {{"--json", o.json_path, OutputFormat::Json},
+                                                  {"--plot", o.plot_path, OutputFormat::Plot}});
   const btt::Backend backend = parse_backend(o.backend, o.device);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
   if (!o.plot_path.empty()) {

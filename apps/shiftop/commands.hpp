@@ -41,6 +41,11 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value,
   return cmd->add_option(name, value, description)->capture_default_str()->check(check);
 }
 
+/// The flag of matvec, convert and tune that accepts NaN and infinity in the files they read,
+/// which the refusal of such a value names (io::OperatorReadOptions::allow_nonfinite_name); the
+/// commands without it leave the name empty.
+inline constexpr const char* kAllowNonfinite = "--allow-nonfinite";
+
 /// The values --backend takes, as its help and its error message list them.
 inline constexpr const char* kBackendNames = "cpu or cuda";
 

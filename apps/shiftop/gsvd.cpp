@@ -139,15 +139,15 @@ void run(const GsvdCliOptions& o) {
   check_paths({{"--f", o.f}, {"--g", o.g}}, outputs);
   svd::GsvdOptions options;
   options.compute_vectors = !o.vectors.empty();
-  options.variant = svd::parse_variant(o.variant);
-  options.strategy = svd::parse_strategy_kind(o.strategy);
+  options.variant = svd::parse_variant(o.variant, "--variant");
+  options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
   options.block_width = o.block_width;
   options.threads = o.threads;
   options.max_sweeps = o.max_sweeps;
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
-  const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset);
+  const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset, "--f-dataset");
   check_matrix(f, "--f", o.f);
-  const io::DenseMatrix g = io::read_matrix_file(o.g, o.g_dataset);
+  const io::DenseMatrix g = io::read_matrix_file(o.g, o.g_dataset, "--g-dataset");
   check_matrix(g, "--g", o.g);
   require(f.cols == g.cols,
           "--g {}: G has {} columns but F ({}) has {}: the pair must have the same number of "

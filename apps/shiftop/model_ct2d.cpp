@@ -47,7 +47,7 @@ void trace_and_write(const Geometry& g, const Ct2dOptions& o, const std::string&
   const auto start = std::chrono::steady_clock::now();
   const circ::FirstBlockRow<T> a = models::ct2d::system_matrix<T>(g, progress);
   if (terminal) fmt::print(stderr, "\n");
-  io::write_circulant(output, a, {.overwrite = o.overwrite});
+  io::write_circulant(output, a, {.overwrite = o.overwrite, .overwrite_name = "--overwrite"});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(

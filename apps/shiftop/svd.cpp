@@ -130,8 +130,8 @@ void run(const SvdOptions& o) {
   svd::JacobiOptions options;
   options.compute_u = options.compute_v = !o.vectors.empty();
   options.n_plus = o.hyperbolic;
-  options.variant = svd::parse_variant(o.variant);
-  options.strategy = svd::parse_strategy_kind(o.strategy);
+  options.variant = svd::parse_variant(o.variant, "--variant");
+  options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
   options.threads = o.threads;
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
   require(
@@ -139,7 +139,7 @@ void run(const SvdOptions& o) {
       "--variant {}: --backend cuda runs auto or pointwise; the blocked variants run on the "
       "CPU only",
       o.variant);
-  const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset);
+  const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset, "--dataset");
   check_matrix(a, o);
   const std::shared_ptr<gpu::Context> context = cuda ? gpu::Context::create(o.device) : nullptr;
   Stopwatch clock;  // on the GPU with the copies to and from it

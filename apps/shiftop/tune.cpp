@@ -107,7 +107,9 @@ void run(const TuneOptions& o) {
   const bool cuda = backend == btt::Backend::Cuda;
   io::OperatorData a;
   if (!o.operator_path.empty()) {
-    a = io::read_operator(o.operator_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
+    a = io::read_operator(o.operator_path, {.slice = {},
+                                            .allow_nonfinite = o.allow_nonfinite,
+                                            .allow_nonfinite_name = kAllowNonfinite});
   } else {
     a.shape = a.full_shape = {o.nd, o.nm, o.nt};
     a.shape.validate();
@@ -233,7 +235,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--plot", o->plot_path,
                   "draw the error-vs-time plot (.png, .svg or .pdf) with the Python package "
                   "shiftop (python -m shiftop.plot; $SHIFTOP_PYTHON picks the interpreter)");
-  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
+  cmd->add_flag(kAllowNonfinite, o->allow_nonfinite,
                 "accept NaN/Inf in the operator (the FFT spreads a NaN anywhere in a series to "
                 "every output that series feeds, so the errors are NaN and tune refuses them)");
   cmd->callback([o] { run(*o); });

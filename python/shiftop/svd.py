@@ -34,8 +34,10 @@ def _working_dtype(dtype):
     if dtype.kind in "biu":
         return np.dtype(np.float64)
     if dtype.kind in "fc":
+        # float64 (complex128) keeps the most of an extended type's precision that shiftop has
+        wider = np.complex128 if dtype.kind == "c" else np.float64
         raise TypeError(f"a has dtype {dtype}: shiftop.svd computes in float32, float64, "
-                        "complex64 or complex128; cast it first (a.astype(np.float32))")
+                        f"complex64 or complex128; cast it first (a.astype(np.{wider.__name__}))")
     raise TypeError(f"a has dtype {dtype}: expected a real or complex numeric array")
 
 

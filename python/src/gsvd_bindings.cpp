@@ -282,6 +282,12 @@ class PyRegPath {
     return {s.nd, s.nm, s.nt};
   }
 
+  nb::ndarray<nb::numpy, double> default_alphas() const {
+    std::vector<double> alphas = path_->default_alphas();
+    const std::size_t k = alphas.size();
+    return owned_array<double, 1>(std::move(alphas), {k});
+  }
+
  private:
   std::unique_ptr<solve::RegularizationPath> path_;
 };
@@ -307,6 +313,9 @@ void bind_gsvd(nb::module_& m) {
       .def("solve", &PyRegPath::solve, "alpha"_a, "The embedded Tikhonov solution (Nm, Nt).")
       .def("generalized_values", &PyRegPath::generalized_values, "w"_a,
            "sigma_f / sigma_g of frequency w (0..Nt), nonincreasing.")
+      .def("default_alphas", &PyRegPath::default_alphas,
+           "The weights of a path given none: 40 log-spaced over the generalized singular values "
+           "(RegularizationPath::default_alphas, shared with the tool).")
       .def_prop_ro("shape", &PyRegPath::shape, "(Nd, Nm, Nt)");
 }
 

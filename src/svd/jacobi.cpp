@@ -250,12 +250,12 @@ std::string to_string(Variant variant) {
   fail("variant: unknown value {}", static_cast<int>(variant));
 }
 
-Variant parse_variant(std::string_view text) {
+Variant parse_variant(std::string_view text, std::string_view what) {
   for (Variant variant :
        {Variant::Auto, Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
     if (text == to_string(variant)) return variant;
   }
-  fail("variant: expected auto, pointwise, block-oriented or full-block, got '{}'", text);
+  fail("{}: expected auto, pointwise, block-oriented or full-block, got '{}'", what, text);
 }
 
 template <class T>

@@ -182,6 +182,7 @@ def test_a_vectors_prefix_ending_in_a_slash_is_refused(inputs, command):
     (("spectrum", ""), "OPERATOR"),
     (("ct-recon", *CT, "-o", "r.npy", "--png", ""), "--png"),
     (("regpath", "K.npy", "d.npy", "-o", ""), "--output"),
+    (("regpath", "K.npy", "d.npy", "--alphas", ""), "--alphas"),
     (("model", "heat2d", "-o", "B.h5", "--truth", ""), "--truth")])
 def test_an_empty_name_is_refused(inputs, args, option):
     """--vectors "" was ignored: the command ran and wrote no vectors."""

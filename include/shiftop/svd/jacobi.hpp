@@ -39,8 +39,9 @@ enum class Variant {
 
 /// "auto", "pointwise", "block-oriented", "full-block".
 std::string to_string(Variant variant);
-/// The inverse of to_string; shiftop::Error naming the text and the accepted names otherwise.
-Variant parse_variant(std::string_view text);
+/// The inverse of to_string; shiftop::Error naming `what` (the caller's name of the choice: the
+/// tool's "--variant"), the text and the accepted names otherwise.
+Variant parse_variant(std::string_view text, std::string_view what = "variant");
 
 struct JacobiOptions {
   bool compute_u = false;

@@ -197,7 +197,7 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
 
   std::vector<PairResult> results;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    std::int64_t proper = 0;
+    std::int64_t rotations = 0;
     for (index_t s = 0; s < outer.steps(); ++s) {
       const auto pairs = outer.step(s);
       const auto count = static_cast<index_t>(pairs.size());
@@ -215,11 +215,13 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
         total.counts.rotations += r.counts.rotations;
         total.counts.proper_rotations += r.counts.proper_rotations;
         total.qr_shortenings += r.qr ? 1 : 0;
-        proper += r.counts.proper_rotations;
+        rotations += r.counts.rotations;
       }
     }
     ++total.counts.sweeps;
-    if (proper == 0) {
+    // As the pointwise method (svd/pointwise.cpp): converged when no inner sweep found a pair that
+    // was not relatively orthogonal, not when no rotation was proper.
+    if (rotations == 0) {
       total.counts.converged = true;
       break;
     }

@@ -42,9 +42,9 @@ struct BlockSweep {
 /// Orthogonalises the columns of G (rows x cols, rows >= cols, ldg) in place by the blocked
 /// method; v, v_rows, ldv and signs as in orthogonalize_pointwise. full_block runs the inner
 /// method to convergence (max_sweeps), otherwise one inner sweep per pair (block-oriented). Stops
-/// when a block-sweep makes no proper rotation (section 2.3.6) or after max_sweeps block-sweeps.
-/// OpenMP over the pairs of a step (threads), each pair's work sequential: the result does not
-/// depend on the thread count, bit for bit.
+/// when a block-sweep rotates no pair (every pair relatively orthogonal) or after max_sweeps
+/// block-sweeps. OpenMP over the pairs of a step (threads), each pair's work sequential: the result
+/// does not depend on the thread count, bit for bit.
 template <class T>
 BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,

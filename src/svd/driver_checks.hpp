@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <string>
 
 #include "shiftop/core/error.hpp"
@@ -99,6 +101,18 @@ Real<T> check_entries(const T* a, index_t m, index_t n, index_t lda, const std::
       big = std::max(big, max_abs_part(x));
     }
   return big;
+}
+
+/// Throws when an ordinary SVD's singular values overflowed: the entries are finite, their
+/// combination is not (a column of 1e308's). (A hyperbolic SVD that does not exist also ends in
+/// non-finite values; its drivers report that as not converged instead of calling this.)
+/// `matrix`: the index in a batch, named in the message (-1: a single matrix).
+template <class R>
+void check_values_in_range(std::span<const R> sigma, index_t matrix) {
+  if (std::none_of(sigma.begin(), sigma.end(), [](R s) { return std::isinf(s); })) return;
+  fail("a: {}a singular value exceeds the largest finite {} ({:.4g}); scale the matrix down",
+       matrix < 0 ? std::string() : fmt::format("matrix {}: ", matrix),
+       sizeof(R) == 4 ? "float32" : "float64", std::numeric_limits<R>::max());
 }
 
 }  // namespace shiftop::svd::detail

@@ -173,7 +173,7 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
 
   std::vector<PairResult> results;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    std::int64_t proper = 0;
+    std::int64_t transformed = 0;
     for (index_t s = 0; s < outer.steps(); ++s) {
       const auto pairs = outer.step(s);
       const auto count = static_cast<index_t>(pairs.size());
@@ -192,11 +192,11 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
         total.counts.transformations += r.counts.transformations;
         total.counts.proper_transformations += r.counts.proper_transformations;
         total.qr_shortenings += r.qr;
-        proper += r.counts.proper_transformations;
+        transformed += r.counts.transformations;
       }
     }
     ++total.counts.sweeps;
-    if (proper == 0) {
+    if (transformed == 0) {  // as svd/gsvd_pointwise.cpp
       total.counts.converged = true;
       break;
     }

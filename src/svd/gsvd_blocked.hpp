@@ -22,7 +22,7 @@ struct HzBlockedCounts {
 /// postmultiplied like F, G and Z). Block columns of
 /// width near `width` (svd/blocked.hpp's block_boundaries); `outer` over the blocks, `inner` inside
 /// a block pair; full_block runs the inner method up to max_sweeps sweeps (HZ-FB), otherwise one
-/// (HZ-BO). Stops after a block-sweep with no proper transformation or after max_sweeps. OpenMP
+/// (HZ-BO). Stops after a block-sweep that transforms no pair or after max_sweeps. OpenMP
 /// over the block pairs of a step (threads); each pair is sequential, so the result does not
 /// depend on the thread count, bit for bit. Throws as hz_pointwise for a numerically rank
 /// deficient G.

@@ -236,7 +236,7 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
     z_norm2[static_cast<std::size_t>(j)] = sum_squares(columns.z + j * columns.ldz, columns.rows_z);
   std::vector<PairOutcome> outcomes;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    std::int64_t proper = 0;
+    std::int64_t transformed = 0;
     for (index_t s = 0; s < strategy.steps(); ++s) {
       const auto pairs = strategy.step(s);
       const auto count = static_cast<index_t>(pairs.size());
@@ -269,11 +269,13 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
                 columns.columns ? columns.columns[pairs[k].q] : pairs[k].q);
         counts.transformations += o.transformed ? 1 : 0;
         counts.proper_transformations += o.proper ? 1 : 0;
-        proper += o.proper ? 1 : 0;
+        transformed += o.transformed ? 1 : 0;
       }
     }
     ++counts.sweeps;
-    if (proper == 0) {
+    // Converged when every pair passed section 3.5's test untransformed (as the Jacobi SVD,
+    // svd/pointwise.cpp): a transformation whose diagonal rounds to 1 can still move a column.
+    if (transformed == 0) {
       counts.converged = true;
       break;
     }

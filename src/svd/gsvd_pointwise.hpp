@@ -17,7 +17,7 @@ struct HzCounts {
   int sweeps = 0;
   std::int64_t transformations = 0;         ///< pairs not yet orthogonal, transformed
   std::int64_t proper_transformations = 0;  ///< of those, not the identity (section 3.5)
-  bool converged = false;                   ///< the last sweep made no proper transformation
+  bool converged = false;                   ///< the last sweep transformed no pair
 };
 
 /// The matrices one run transforms: F (rows_f x n), G (rows_g x n), Z (rows_z x n) and, unless w
@@ -51,8 +51,8 @@ struct HzColumns {
   const index_t* columns = nullptr;
 };
 
-/// Runs sweeps of `strategy` (order n) over the columns until a sweep makes no proper
-/// transformation or after max_sweeps. Per pair (i, j): the Gram entries of F and of G, the
+/// Runs sweeps of `strategy` (order n) over the columns until a sweep transforms no
+/// pair or after max_sweeps. Per pair (i, j): the Gram entries of F and of G, the
 /// columns normalised by d = 1 / ||g||, the transformation when hz_needs_transform(eps sqrt(n))
 /// holds: [x_i x_j] <- [d_i x_i  d_j x_j] Z^ for x = f, g, z. `sort`: the local sorting of section
 /// 3.2.2. threads: OpenMP threads over the disjoint pairs of a step; each pair is sequential, so

@@ -187,22 +187,34 @@ JacobiResult<T> solve_tall(std::vector<T>& a, index_t m, index_t n, const Jacobi
   return result;
 }
 
-// The whole computation for one validated matrix.
+// x * 2^e, exactly (also for subnormal x, and for 2^e beyond the type's range).
+template <class T>
+T scale_by_power_of_two(T x, int e) {
+  if constexpr (detail::kIsComplex<T>)
+    return {std::scalbn(x.real(), e), std::scalbn(x.imag(), e)};
+  else
+    return std::scalbn(x, e);
+}
+
+// The whole computation for one validated matrix (`matrix`: its index in a batch, -1 for one).
 template <class T>
 JacobiResult<T> solve(const T* a, index_t m, index_t n, index_t lda, Real<T> max_entry,
-                      const JacobiOptions& options, int threads) {
+                      const JacobiOptions& options, int threads, index_t matrix) {
   using R = Real<T>;
-  // Scale by a power of two (exact) when the entries are so large that column norms or the dot
-  // products of two columns could overflow; small entries are left alone (scaling them up could
-  // push the large ones over).
+  // Scale by a power of two (exact) that brings the largest entry into [1, 2) when the entries are
+  // so large that column norms or the dot products of two columns could overflow, or so small
+  // that the rotations would compute in the subnormal range and lose relative accuracy (as
+  // LAPACK's xGESVJ scales into the normal range first). Other matrices are left alone: scaling
+  // down one with tiny entries could flush them to zero.
   const R big = std::sqrt(std::numeric_limits<R>::max()) / static_cast<R>(4 * m * n);
-  const int exponent = max_entry > big ? std::ilogb(max_entry) : 0;
+  const int exponent =
+      max_entry > big || (max_entry > 0 && max_entry < 1 / big) ? std::ilogb(max_entry) : 0;
   const bool wide = m < n;  // then the SVD of A^H (n x m) and U, V swapped
   const index_t rows = wide ? n : m, cols = wide ? m : n;
   std::vector<T> work(static_cast<std::size_t>(rows * cols));
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < m; ++i) {
-      const T x = exponent != 0 ? a[i + j * lda] * std::scalbn(R(1), -exponent) : a[i + j * lda];
+      const T x = scale_by_power_of_two(a[i + j * lda], -exponent);
       if (wide)
         work[j + i * rows] = conj_of(x);
       else
@@ -214,6 +226,7 @@ JacobiResult<T> solve(const T* a, index_t m, index_t n, index_t lda, Real<T> max
   if (exponent != 0)
     for (R& s : result.sigma)
       s = std::scalbn(s, exponent);
+  if (options.n_plus < 0) detail::check_values_in_range<R>(result.sigma, matrix);
   if (wide) {
     std::swap(result.u, result.v);
     result.m = m;
@@ -264,7 +277,7 @@ JacobiResult<T> jacobi(const T* a, index_t m, index_t n, index_t lda,
   validate_sizes(m, n, lda, options);
   require(a != nullptr, "a: expected a matrix, got a null pointer");
   const Real<T> max_entry = check_entries(a, m, n, lda, "a: ");
-  return solve(a, m, n, lda, max_entry, options, thread_count(options));
+  return solve(a, m, n, lda, max_entry, options, thread_count(options), -1);
 }
 
 template <class T>
@@ -291,7 +304,7 @@ BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, inde
   for (index_t b = 0; b < batch; ++b) {
     try {
       const JacobiResult<T> one =
-          solve(a + b * stride, m, n, lda, max_entry[b], options, batch == 1 ? threads : 1);
+          solve(a + b * stride, m, n, lda, max_entry[b], options, batch == 1 ? threads : 1, b);
       std::copy(one.sigma.begin(), one.sigma.end(), out.sigma.begin() + b * r);
       std::copy(one.u.begin(), one.u.end(), out.u.begin() + b * m * r);
       std::copy(one.v.begin(), one.v.end(), out.v.begin() + b * n * r);

@@ -275,7 +275,11 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
     // Overflow (a hyperbolic SVD that does not exist: the rotations of a nearly parallel mixed
     // pair grow without bound) makes the cosines NaN, which no test rotates: stop, not converged.
     if (!std::all_of(norms.begin(), norms.end(), [](R x) { return std::isfinite(x); })) break;
-    if (proper == 0) {
+    // Converged when every pair was found relatively orthogonal: the off-diagonal measure itself,
+    // as dgesvj stops. "No proper rotation" (cos != 1, the thesis' section 2.3.6 heuristic) is not
+    // enough: a pair of norms 1e8 apart gets cos == 1 in floating point while its tangent still
+    // moves the smaller column by as much as its own norm (graded matrices, issue 28).
+    if (rotations == 0) {
       counts.converged = true;
       break;
     }

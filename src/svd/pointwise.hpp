@@ -1,8 +1,8 @@
 // The pointwise one-sided Jacobi method (jacobi-svd-gsvd-gpu-thesis, section 2.1 and the inner
 // method of section 2.3.3): column pairs of G orthogonalised by plane rotations (2.13), or, for a
 // pair of columns of opposite sign in J, hyperbolic rotations (2.14), with the parameters of
-// (2.15)-(2.18), until a (quasi-)sweep makes no proper rotation. It is the whole method for small
-// matrices and the inner method of the blocked variants (svd/blocked.hpp).
+// (2.15)-(2.18), until a (quasi-)sweep finds every pair relatively orthogonal. It is the whole
+// method for small matrices and the inner method of the blocked variants (svd/blocked.hpp).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ struct SweepCounts {
   int sweeps = 0;
   std::int64_t rotations = 0;         ///< pairs not relatively orthogonal, rotated
   std::int64_t proper_rotations = 0;  ///< of those, cos != 1
-  bool converged = false;             ///< the last sweep made no proper rotation
+  bool converged = false;             ///< the last sweep rotated no pair
 };
 
 /// Orthogonalises the columns of G (rows x cols, column-major, leading dimension ldg) in place.

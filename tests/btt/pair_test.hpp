@@ -4,7 +4,8 @@
 // Every operation of btt::OperatorPair (include/shiftop/btt/pair.hpp) against the explicit dense
 // matrices (G x, G^T x, G^T F x, F G^T x by plain loops, support/dense_reference.hpp) on random
 // kernels, with right-hand sides crossing the pair's groups (max_rhs = 2: 1, 3 and 5 vectors),
-// sizes down to 1 and odd, Nq != Nd for FG* and Nm' != Nm for G*F, outputs poisoned with NaN; the
+// sizes down to 1 and odd, Nq != Nd for FG* and Nm' != Nm for G*F, outputs poisoned with NaN and
+// nothing written outside the caller's vectors (support/guarded_vector.hpp); the
 // mixed products equal the two-step products of the same plans (F, then G's adjoint pass); a
 // general (non-triangular) F; operations the shapes do not allow refused naming the dimensions.
 #pragma once
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "shiftop/btt/pair.hpp"
 #include "support/dense_reference.hpp"
 #include "support/expect_error.hpp"
+#include "support/guarded_vector.hpp"
 
 namespace shiftop::btt::pair_test {
 
@@ -138,6 +141,29 @@ TEST_P(PairTest, EveryOperationEqualsTheDenseProducts) {
         pair.apply(op, x, y, nrhs);
         EXPECT_LT(testing::relative_error(y, c.reference(op, x, nrhs)), tolerance())
             << c.name << ", " << to_string(op) << ", " << nrhs << " rhs";
+      }
+    }
+  }
+}
+
+// Every operation with 1, 3 and 5 right-hand sides in groups of 2 writes only the caller's y and
+// nothing around x or y (guards that hold a whole group; see plan_test.hpp's
+// ApplyStaysInsideTheCallersVectors).
+TEST_P(PairTest, ApplyStaysInsideTheCallersVectors) {
+  for (const PairCase& c : pair_cases()) {
+    OperatorPair pair = make(c);
+    for (const PairOp op : kAllPairOps) {
+      if (!pair.supports(op)) continue;
+      for (const index_t nrhs : {1, 3, 5}) {
+        const std::size_t guard =
+            2 * std::max(size_of(pair, op, true, 1), size_of(pair, op, false, 1));
+        testing::GuardedVector x(testing::random_vector(size_of(pair, op, true, nrhs), 90), guard);
+        testing::GuardedVector y(size_of(pair, op, false, nrhs), plan_test::kNaN, guard);
+        pair.apply(op, x.span(), y.span(), nrhs);
+        const std::string where =
+            fmt::format("{}, {}, {} right-hand sides", c.name, to_string(op), nrhs);
+        EXPECT_EQ(y.damage(), "") << where << ": the output";
+        EXPECT_EQ(x.damage(), "") << where << ": the input";
       }
     }
   }

@@ -19,8 +19,8 @@
 //                    triangular and general operators down to Nt = 1, with max_rhs groups,
 //                    within the case's slack times the bound of eq. (6) and above FP32's floor
 //   Plan             adjoint identity, F*F and FF* as their halves chained, many right-hand sides
-//                    against one at a time, repeated applies, phase times, memory_bytes and
-//                    choices(), bad inputs
+//                    against one at a time, nothing written outside the caller's vectors,
+//                    repeated applies, phase times, memory_bytes and choices(), bad inputs
 //   EveryPrecision   all 32 precision strings against the same plan in FP64, every op with 1, 3,
 //                    4 and 7 right-hand sides, within the case's slack times the bound of eq. (6),
 //                    and really less accurate when a phase is FP32
@@ -42,6 +42,7 @@
 #include "btt/plan_checks.hpp"
 #include "shiftop/core/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/guarded_vector.hpp"
 
 namespace shiftop::btt::plan_test {
 
@@ -202,6 +203,33 @@ TEST_P(Plan, ManyRightHandSidesEqualOneAtATime) {
                   1e-15 * b.fp64_scale)
             << to_string(op) << " right-hand side " << r << (triangular ? " triangular" : "");
       }
+    }
+  }
+}
+
+// Right-hand sides in groups of max_rhs = 4, nrhs 1, 3, 4, 5 and 9 (last groups of 1, 3, 4, 1
+// and 1): apply writes only the caller's y, nothing before or after it and nothing into x's
+// surroundings, however the last group falls. Both vectors lie between guards that hold a whole
+// group, so an overrun fails here with its side and offset instead of corrupting the heap.
+TEST_P(Plan, ApplyStaysInsideTheCallersVectors) {
+  const BackendUnderTest& b = GetParam();
+  const Shape s{3, 5, 7};
+  PlanOptions options = b.options;
+  options.max_rhs = 4;
+  const TestOperator a = random_operator(s, false, 61);
+  btt::Plan plan = a.make(options);
+  for (Op op : kAllOps) {
+    for (const index_t nrhs : {1, 3, 4, 5, 9}) {
+      const std::size_t guard = 4 * std::max(input_size(op, s), output_size(op, s));
+      testing::GuardedVector x(testing::random_vector(input_size(op, s, nrhs), 62), guard);
+      testing::GuardedVector y(output_size(op, s, nrhs), kNaN, guard);
+      plan.apply(op, x.span(), y.span(), nrhs);
+      const std::string where = fmt::format("{}, {} right-hand sides", to_string(op), nrhs);
+      EXPECT_EQ(y.damage(), "") << where << ": the output";
+      EXPECT_EQ(x.damage(), "") << where << ": the input";
+      EXPECT_TRUE(
+          std::none_of(y.span().begin(), y.span().end(), [](double v) { return std::isnan(v); }))
+          << where << ": an output value left unwritten";
     }
   }
 }

@@ -403,6 +403,31 @@ TEST(Choices, LCurveCornerAtTheKnee) {
   EXPECT_EQ(lcurve_corner(two), 1U);
 }
 
+// A corner known in closed form on uneven alpha grids. The curve (x, y) = (s^2 + s, s^2 - s),
+// s = log alpha - log 1e-3, is a parabola with its vertex, the point of largest curvature
+// kappa(s) = 4 / (8 s^2 + 2)^{3/2}, at s = 0; on -0.5 < s < 0.5 the residual grows and the
+// seminorm falls, as on an L-curve. x and y are quadratic in log alpha, so three-point
+// derivatives for the actual spacing are exact and the curvature at each grid point is kappa(s)
+// to rounding: the corner is the grid point nearest s = 0. The plain centred difference
+// (v_{k+1} - v_{k-1}) / (h_0 + h_1) is off by (h_1 - h_0) v'' there: it takes the neighbour
+// with the even spacing (kappa 1.368 against the vertex's 1.189, the true 1.414 and 1.393).
+TEST(Choices, LCurveCornerOnAnUnevenGrid) {
+  const std::vector<double> left = {-0.45, -0.3, -0.15, -0.05, 0.0, 0.4, 0.48};
+  std::vector<double> right;  // the mirror image: the long step on the other side
+  for (auto s = left.rbegin(); s != left.rend(); ++s)
+    right.push_back(-*s);
+  for (const auto& grid : {left, right}) {
+    std::vector<PathPoint> path;
+    std::size_t vertex = 0;
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      const double s = grid[k];
+      path.push_back({1e-3 * std::exp(s), std::exp(s * s + s), std::exp(s * s - s), 1.0});
+      if (std::abs(s) < std::abs(grid[vertex])) vertex = k;
+    }
+    EXPECT_EQ(lcurve_corner(path), vertex) << "the vertex is at alpha " << path[vertex].alpha;
+  }
+}
+
 TEST(RegPathRefusals, BadInputsAreNamed) {
   const Case c{{2, 3, 4}, true, Kind::Identity};
   const Problem p = make_problem(c, 7);

@@ -17,12 +17,19 @@ using quad = __float128;
 
 inline quad quad_sqrt(quad x) {
   if (x <= 0) return 0;
-  // Newton from the double square root (the tests' sums of squares lie well inside double's
-  // range): each step doubles the correct bits, 53 -> 106 -> 212.
+  // x = x' 4^k with x' inside double's range (exact powers of two; the sums of squares of a
+  // subnormal matrix lie far below it), then Newton from the double square root of x': each step
+  // doubles the correct bits, 53 -> 106 -> 212.
+  const quad four_100 = std::ldexp(1.0, 200), four_minus_100 = std::ldexp(1.0, -200);
+  int k = 0;
+  for (; x < std::ldexp(1.0, -800); k -= 100)
+    x *= four_100;
+  for (; x > std::ldexp(1.0, 800); k += 100)
+    x *= four_minus_100;
   quad y = std::sqrt(static_cast<double>(x));
   for (int i = 0; i < 3; ++i)
     y = (y + x / y) / 2;
-  return y;
+  return y * static_cast<quad>(std::ldexp(1.0, k));
 }
 
 inline quad quad_abs(quad x) {

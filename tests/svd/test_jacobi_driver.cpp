@@ -158,10 +158,12 @@ TYPED_TEST(Driver, MatchesLapackForEveryVariantAndShape) {
         worst_residual = std::max(worst_residual, e.residual);
         worst_orth = std::max({worst_orth, e.u_orthogonality, e.v_orthogonality});
       }
-  // Measured (Release, this machine): see the report; bounds a few times above.
-  EXPECT_LE(worst_sigma, 20 * eps<T>());
-  EXPECT_LE(worst_residual, 40 * eps<T>());
-  EXPECT_LE(worst_orth, 40 * eps<T>());
+  // At least 4x the worst measured over the native and the portable build (double: sigma 13.8 eps
+  // against dgesvd, whose own error is in it, residual 14.9 eps, orthogonality 32.0 eps; the
+  // other types less).
+  EXPECT_LE(worst_sigma, 64 * eps<T>());
+  EXPECT_LE(worst_residual, 64 * eps<T>());
+  EXPECT_LE(worst_orth, 128 * eps<T>());
   std::printf("sigma %.2f eps, residual %.2f eps, orthogonality %.2f eps\n", worst_sigma / eps<T>(),
               worst_residual / eps<T>(), worst_orth / eps<T>());
 }
@@ -202,10 +204,12 @@ TYPED_TEST(Driver, RankDeficient) {
     for (index_t i = k; i < n; ++i)
       EXPECT_EQ(r.sigma[i], Real<T>(0));
     const Errors e = errors(a, m, n, r);
+    // At least 4x the worst measured over the native and the portable build: sigma 3.7 eps,
+    // residual 5.9 eps, orthogonality of U 11.0 eps, of V 8.5 eps.
     EXPECT_LE(e.sigma, 40 * eps<T>());
     EXPECT_LE(e.residual, 40 * eps<T>());
-    EXPECT_LE(e.u_orthogonality, 40 * eps<T>());
-    EXPECT_LE(e.v_orthogonality, 40 * eps<T>());
+    EXPECT_LE(e.u_orthogonality, 48 * eps<T>());
+    EXPECT_LE(e.v_orthogonality, 48 * eps<T>());
   }
 }
 
@@ -241,7 +245,8 @@ TYPED_TEST(Driver, VariantsAgree) {
     }
   }
   std::printf("variants differ by %.2f eps relative\n", worst);
-  EXPECT_LE(worst, 40.0);
+  // At least 4x the worst measured over the native and the portable build: 19.0 eps.
+  EXPECT_LE(worst, 80.0);
 }
 
 // Hyperbolic: A V = U S with U orthonormal and V^H J V = J; each sign part descending.
@@ -355,6 +360,19 @@ TYPED_TEST(Driver, ExtremeScalesScaleTheValues) {
   }
 }
 
+// kappa_2 of the n x n b with its rows scaled to unit norm, by LAPACK's dgesvd.
+double row_equilibrated_condition(std::vector<double> b, index_t n) {
+  for (index_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (index_t j = 0; j < n; ++j)
+      sum += b[i + j * n] * b[i + j * n];
+    for (index_t j = 0; j < n; ++j)
+      b[i + j * n] /= std::sqrt(sum);
+  }
+  const std::vector<double> s = lapack_sigma(b, n, n);
+  return s.front() / s.back();
+}
+
 // Row-graded A = D B (D spanning 1e-12..1, B random) and its column-graded transpose B^T D have
 // the same singular values. One-sided Jacobi is relatively accurate on column scaling by itself;
 // on row scaling only through the preprocessing's row sort (xGEJSV's row pivoting): without it,
@@ -369,6 +387,8 @@ TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
       rows[i + j * n] = d * b[i + j * n];     // D B
       columns[j + i * n] = d * b[i + j * n];  // (D B)^T = B^T D
     }
+  const double kappa = row_equilibrated_condition(b, n);
+  std::printf("kappa of B with unit rows: %.1f\n", kappa);
   for (Variant variant : {Variant::Pointwise, Variant::FullBlock}) {
     const JacobiOptions options{.compute_u = true, .variant = variant, .block_width = 4};
     const auto r = jacobi(rows.data(), n, n, n, options);
@@ -377,9 +397,11 @@ TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
     double worst = 0;
     for (index_t i = 0; i < n; ++i)
       worst = std::max(worst, std::abs(r.sigma[i] - c.sigma[i]) / c.sigma[i]);
-    // Measured: about 1e-15 in Release, 3.9e-14 (15 n eps) in the ASan build (other code
-    // generation); without the row sort 4.7e-7.
-    EXPECT_LT(worst, 64 * n * eps<double>()) << "variant " << static_cast<int>(variant);
+    // Each is within n eps kappa of the exact values, kappa the condition of B with unit rows
+    // (Drmac's bound for D B with the row-sorted QR first; Demmel-Veselic's for B^T D), so they
+    // differ by at most twice that. Measured 26 n eps (portable build; kappa 1393, so 0.019
+    // n eps kappa), 3.9e-14 in the ASan build; without the row sort 4.7e-7.
+    EXPECT_LT(worst, 2 * n * eps<double>() * kappa) << "variant " << static_cast<int>(variant);
   }
 }
 

@@ -33,6 +33,7 @@
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
 #include "support/expect_error.hpp"
+#include "support/graded_matrices.hpp"
 #include "support/prescribed_spectra.hpp"
 #include "support/quad_reference.hpp"
 
@@ -330,6 +331,49 @@ TEST_F(GpuRelativeAccuracy, GradedEveryStrategy) {
       EXPECT_GT(values, 0.0) << where;
     }
   }
+}
+
+// The CPU's test_graded_convergence on the GPU: D B and B D graded to 24 decades, sizes 2 to 64, as
+// built and transposed, every strategy, values within the CPU's 16 n eps kappa times 2 and U, V
+// orthonormal to 16 n eps times 2. Before the stopping rule counted rotations (not proper ones),
+// a sweep of rotations with cos == 1 ended the method early on such matrices.
+TEST_F(GpuRelativeAccuracy, GradedTo24DecadesBothOrders) {
+  using shiftop::testing::Grading;
+  unsigned seed = 1;
+  for (const index_t n : {2, 3, 4, 5, 7, 8, 16, 33, 64})
+    for (const Grading grading : {Grading::Rows, Grading::Columns})
+      for (const double decades : {8.0, 16.0, 24.0}) {
+        const std::vector<double> a = shiftop::testing::graded(n, n, grading, decades, seed++);
+        const std::vector<double> want = shiftop::testing::graded_reference(a, n, n, grading);
+        const double kappa = shiftop::testing::equilibrated_condition(a, n, n, grading);
+        const double bound = 2 * 16 * static_cast<double>(n) * unit_roundoff<double>();
+        for (const bool transposed : {false, true})
+          for (StrategyKind strategy : kStrategies) {
+            JacobiOptions options{.compute_u = true, .compute_v = true};
+            options.strategy = strategy;
+            const std::string where =
+                std::to_string(n) + (grading == Grading::Rows ? " D B " : " B D ") +
+                std::to_string(decades) + (transposed ? " transposed, " : ", ") +
+                shiftop::svd::to_string(strategy);
+            const auto r = on_gpu(transposed ? shiftop::testing::transpose(a, n, n) : a, 1, n, n, n,
+                                  n * n, options);
+            EXPECT_TRUE(r.stats[0].converged) << where;
+            double values = 0;
+            for (index_t i = 0; i < n; ++i)
+              values = std::max(values, std::abs(r.sigma[i] - want[i]) / want[i]);
+            EXPECT_LE(values, bound * kappa) << where;
+            EXPECT_LE(shiftop::testing::orthogonality_error(r.u, n, n), bound) << where;
+            EXPECT_LE(shiftop::testing::orthogonality_error(r.v, n, n), bound) << where;
+          }
+      }
+}
+
+// Values beyond the type's range (sqrt(6) 1e308 from finite entries) refused as on the CPU.
+TEST_F(GpuRelativeAccuracy, ValuesBeyondTheRangeAreRefused) {
+  const std::vector<double> a = {1e308, 1e308, 1e308, -1e308, -1e308, -1e308};
+  shiftop::testing::expect_error(
+      [&] { shiftop::svd::jacobi_batched(context(), a.data(), 1, 3, 2, 3, 6, JacobiOptions{}); },
+      "a: matrix 0: a singular value exceeds the largest finite float64");
 }
 
 // Complex and FP32 graded matrices (12 decades in FP64, 5 in FP32) against the __float128

@@ -141,13 +141,13 @@ TEST(RelativeAccuracy, EveryStrategyAndVariant) {
                       static_cast<int>(width), e.values / n_eps, e.orthogonality, e.residual);
           const std::string where = c.name + ", " + shiftop::svd::to_string(strategy) + ", " +
                                     variant_name(variant) + ", width " + std::to_string(width);
-          // Measured (all 54 cases): values <= 2.12 n eps (exact 2^e, block-oriented) and >= 0.22
-          // n eps, orthogonality <= 1.69 n eps, residual <= 1.08 n eps. A zero value error would
-          // mean the comparison saw the reference twice.
-          EXPECT_LT(e.values, 8 * n_eps) << where;
+          // At least 4x the worst measured over the native and the portable build (all 54 cases):
+          // values 2.50 n eps, orthogonality 2.19 n eps, residual 1.70 n eps. A zero value error
+          // would mean the comparison saw the reference twice.
+          EXPECT_LT(e.values, 10 * n_eps) << where;
           EXPECT_GT(e.values, 0.0) << where;
-          EXPECT_LT(e.orthogonality, 6 * n_eps) << where;
-          EXPECT_LT(e.residual, 4 * n_eps) << where;
+          EXPECT_LT(e.orthogonality, 9 * n_eps) << where;
+          EXPECT_LT(e.residual, 7 * n_eps) << where;
           worst.values = std::max(worst.values, e.values / n_eps);
           worst.orthogonality = std::max(worst.orthogonality, e.orthogonality / n_eps);
           worst.residual = std::max(worst.residual, e.residual / n_eps);
@@ -188,8 +188,9 @@ TYPED_TEST(GradedRelativeAccuracy, GradedMatchesTheEmbeddingsReference) {
     std::printf("%s %s: max relative error %.2e = %.2f n eps (kappa %.1e)\n",
                 ::testing::internal::GetTypeName<T>().c_str(), variant_name(variant), worst,
                 worst / n_eps, want.front() / want.back());
-    // Measured <= 0.45 n eps (complex<double> pointwise) over the types and variants.
-    EXPECT_LT(worst, 2 * n_eps) << variant_name(variant);
+    // At least 4x the worst measured over the types, variants and the native and portable
+    // builds: 0.58 n eps (complex<double> block-oriented, portable).
+    EXPECT_LT(worst, 2.5 * n_eps) << variant_name(variant);
     EXPECT_GT(worst, 0.0) << variant_name(variant);
   }
 }
@@ -231,9 +232,9 @@ TEST(RelativeAccuracy, HyperbolicLambda3) {
       std::printf("HSVD Lambda(3) %s %s: max |sigma^2 - |lambda||| / |lambda| = %.2e\n",
                   shiftop::svd::to_string(strategy).c_str(), variant_name(variant), worst);
       worst_all = std::max(worst_all, worst);
-      // Measured 4.7e-15 .. 2.0e-14 (<= 3.7 n eps, rc-closest full-block): the rounding of G to
-      // double included.
-      EXPECT_LT(worst, 16 * static_cast<double>(n) * kEps) << variant_name(variant);
+      // At least 4x the worst measured over the native and the portable build: 3.8e-15 ..
+      // 2.4e-14 (4.5 n u, rc-closest full-block), the rounding of G to double included.
+      EXPECT_LT(worst, 20 * static_cast<double>(n) * kEps) << variant_name(variant);
       EXPECT_GT(worst, 0.0) << variant_name(variant);
     }
   std::printf("HSVD Lambda(3): worst %.2e = %.1f n eps\n", worst_all, worst_all / (n * kEps));

@@ -58,13 +58,15 @@ TEST(Rotation, AnnihilatesAndPredictsTheDiagonal) {
       const Rotation<double> r = rotation_of(h, hyperbolic);
       const Gram rotated = rotate(h, r, hyperbolic);
       const Long size = std::sqrt(h.pp * h.qq);
-      // Measured: |h'_pq| <= 2.2 eps c^2 sqrt(h_pp h_qq) (trigonometric), 1.9 (hyperbolic).
-      EXPECT_LE(std::abs(rotated.pq), 8 * kEps * size * r.cosine * r.cosine)
+      // At least 4x the worst measured (the same bits in the native and the portable build: the
+      // header is compiled into the test): |h'_pq| <= 2.2 u c^2 sqrt(h_pp h_qq) (trigonometric),
+      // 2.6 (hyperbolic); the predicted diagonal 5.0 u c^2 (h_pp + h_qq).
+      EXPECT_LE(std::abs(rotated.pq), 12 * kEps * size * r.cosine * r.cosine)
           << "trial " << trial << " hyperbolic " << hyperbolic;
       const PairValues<double> predicted =
           predicted_diagonal(r, static_cast<double>(h.pp), static_cast<double>(h.qq),
                              static_cast<double>(h.pq), hyperbolic);
-      const Long bound = 8 * kEps * (h.pp + h.qq) * r.cosine * r.cosine;
+      const Long bound = 24 * kEps * (h.pp + h.qq) * r.cosine * r.cosine;
       EXPECT_LE(std::abs(predicted.p - rotated.pp), bound) << "trial " << trial;
       EXPECT_LE(std::abs(predicted.q - rotated.qq), bound) << "trial " << trial;
       // The same prediction as factors of the squared norms, from the ratio and the cosine.

@@ -49,7 +49,7 @@ struct GsvdStats {
   int sweeps = 0;                           ///< (block-)sweeps run
   std::int64_t transformations = 0;         ///< pointwise transformations applied
   std::int64_t proper_transformations = 0;  ///< of those, not the identity (section 3.5)
-  bool converged = false;                   ///< a (block-)sweep made no proper transformation
+  bool converged = false;                   ///< a (block-)sweep transformed no pair
 };
 
 template <class T>

@@ -74,7 +74,8 @@ struct JacobiStats {
   int sweeps = 0;                     ///< (block-)sweeps run
   std::int64_t rotations = 0;         ///< rotations applied (pairs not relatively orthogonal)
   std::int64_t proper_rotations = 0;  ///< of those, rotations with cos != 1 (section 2.3.3)
-  /// A sweep made no proper rotation and every result is finite (a hyperbolic SVD that does not
+  /// A sweep found every column pair relatively orthogonal, |g_p^H g_q| < eps sqrt(n) ||g_p||
+  /// ||g_q|| (no rotation), and every result is finite (a hyperbolic SVD that does not
   /// exist, rank(A J A^H) < rank(A), ends in overflow: not converged).
   bool converged = false;
   index_t rank = 0;  ///< the columns preprocessing kept (see rank_tolerance)

@@ -38,7 +38,7 @@ namespace shiftop::svd::gpu_kernels {
 /// What the driver reads back per matrix (JacobiStats plus the preprocessing's findings).
 struct MatrixReport {
   int sweeps;
-  int converged;       ///< 1: a sweep made no proper rotation and every norm stayed finite
+  int converged;       ///< 1: a sweep rotated no pair and every norm stayed finite
   int rank;            ///< nonzero diagonal entries of R (cols when not preprocessed)
   int scale_exponent;  ///< A' was multiplied by 2^-scale_exponent
   long long rotations, proper_rotations;

@@ -7,9 +7,9 @@
 //  * their triangular factor R from the Gram matrix and its Cholesky factorisation (2.3.1,
 //    `factorize`), the rotations accumulated in V' and the pair's columns then multiplied by V'
 //    (2.3.5, `postmultiply`);
-// W's columns of the pair are multiplied by the pair's V' in both cases. The proper rotations of
-// each matrix are summed over the block-sweep (the GPU-wide criterion of 2.3.6): the driver stops a
-// matrix after a block-sweep without one.
+// W's columns of the pair are multiplied by the pair's V' in both cases. The rotations of each
+// matrix are summed over the block-sweep: the driver stops a matrix after a block-sweep without
+// one (every pair relatively orthogonal; svd/pointwise.cpp says why not 2.3.6's proper ones).
 #include <algorithm>
 
 #include "backend/cuda/check.hpp"

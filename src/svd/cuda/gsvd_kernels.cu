@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(512)
     transformations += state.transformations;
     proper += state.proper;
     failed = state.status != kGsvdOk;
-    if (!failed && state.proper == 0) converged = true;
+    if (!failed && state.transformations == 0) converged = true;  // as the CPU
     if (converged) break;
   }
   __syncthreads();

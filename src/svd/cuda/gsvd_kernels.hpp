@@ -7,7 +7,7 @@
 //     block's groups of lanes (svd/cuda/group_ops.cuh), the 2 x 2 transformation of
 //     svd/hz_transform.hpp applied to the columns of F, G, Y and Z (`pStep`), with the CPU's
 //     deflation of F's noise columns (Y = diag(||f_k||) Z measures them; a zero column is only
-//     G-orthonormalised); the pair stops after a sweep without a proper transformation or after
+//     G-orthonormalised); the pair stops after a sweep that transforms no pair or after
 //     max_sweeps. F, G, Y and Z are worked on in shared memory when they fit (each on its own, in
 //     that order), else in place in global memory.
 //  2. (driver) Z^{-1} by cuBLAS's batched LU (getrfBatched, getriBatched), only for the vectors.
@@ -29,7 +29,7 @@ namespace shiftop::svd::gpu_kernels {
 /// What the driver reads back per pair.
 struct GsvdReport {
   int sweeps;
-  int converged;  ///< 1: the last sweep made no proper transformation
+  int converged;  ///< 1: the last sweep transformed no pair
   int status;     ///< kGsvdOk, kGsvdZeroColumn (column i) or kGsvdParallel (columns i, j)
   int column_i, column_j;
   long long transformations, proper;

@@ -97,7 +97,7 @@ struct BlockedOutcome {
 };
 
 // Stage 2 for matrices whose G does not fit one thread block (svd/cuda/block_pair_kernel.cu):
-// block-sweeps of the block strategy until a block-sweep without a proper rotation, per matrix.
+// block-sweeps of the block strategy until a block-sweep that rotates no pair, per matrix.
 template <class T>
 BlockedOutcome orthogonalize_blocked(const Batch<T>& plan, const JacobiOptions& options,
                                      const gpu::Context& context, std::size_t limit,
@@ -154,7 +154,7 @@ BlockedOutcome orthogonalize_blocked(const Batch<T>& plan, const JacobiOptions& 
       ++outcome.sweeps[b];
       outcome.rotations[b] += static_cast<long long>(rotations[b]);
       outcome.proper[b] += static_cast<long long>(proper[b]);
-      if (proper[b] == 0) {
+      if (rotations[b] == 0) {  // every pair relatively orthogonal (svd/pointwise.cpp)
         finished[b] = 1;
         outcome.converged[b] = true;
         --remaining;
@@ -393,6 +393,10 @@ BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, i
   if (options.compute_u) download(result.u, u_memory, batch * m * r);
   if (options.compute_v) download(result.v, v_memory, batch * n * r);
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (options.n_plus < 0)  // as the CPU driver: values beyond the type's range are refused
+    for (index_t b = 0; b < batch; ++b)
+      detail::check_values_in_range<Real<T>>(
+          std::span<const Real<T>>(result.sigma.data() + b * r, static_cast<std::size_t>(r)), b);
   return result;
 }
 

@@ -6,8 +6,9 @@
 // group forms g_p^H g_q by a group sum, computes the rotation from the column norms exactly as the
 // CPU does (svd/rotation.hpp, shared code), applies it to G and W with the local sort of step 5,
 // and updates the norms by the corrected prediction (recomputed when it cancels, as dgsvj0). A
-// sweep starts from freshly computed norms; the method stops after a sweep without a proper
-// rotation (cos != 1), the thesis' criterion, or after max_sweeps, or when a norm overflows.
+// sweep starts from freshly computed norms; the method stops after a sweep that rotated no pair
+// (every pair relatively orthogonal, as on the CPU: svd/pointwise.cpp says why "no proper
+// rotation" is not enough), or after max_sweeps, or when a norm overflows.
 #pragma once
 
 #include "svd/cuda/batched_kernels.hpp"
@@ -196,7 +197,7 @@ __device__ SweepTotals pointwise_sweeps(const Pointwise<V>& problem, const Group
     totals.rotations += counters->rotations;
     totals.proper += counters->proper;
     // Overflow (an HSVD that does not exist) makes norms non-finite: stop, not converged.
-    const bool stop_nonfinite = counters->nonfinite != 0, stop_converged = counters->proper == 0;
+    const bool stop_nonfinite = counters->nonfinite != 0, stop_converged = counters->rotations == 0;
     __syncthreads();  // everyone has read the counters before the next sweep resets them
     if (stop_nonfinite) break;
     if (stop_converged) {

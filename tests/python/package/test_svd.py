@@ -29,10 +29,10 @@ def eps(dtype):
 
 
 def tolerance(shape, dtype):
-    """The bound of check_svd's errors. Measured (5 random matrices per shape and dtype, all four
-    dtypes): at most 2 eps for 1 x 1, 5 eps for 5 x 3, 20 eps for 17 x 17, 22 eps for 37 x 35,
-    34 eps for 70 x 66: about 1.2 max(m, n) eps."""
-    return max(8, 3 * max(shape[-2:])) * eps(dtype)
+    """The bound of check_svd's errors (numpy's own error in the values included): at least 4x
+    the worst measured over the native and the portable build, 1.42 max(m, n) eps (8.5 eps at
+    max(m, n) = 6; 21 eps at 37 x 35; 0.58 eps at 1 x 1)."""
+    return max(8, 6 * max(shape[-2:])) * eps(dtype)
 
 
 def random_matrix(rng, shape, dtype):

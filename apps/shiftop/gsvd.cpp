@@ -21,6 +21,7 @@
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/gsvd_gpu.hpp"
+#include "sweep_progress.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -30,7 +31,7 @@ struct GsvdCliOptions {
   std::string variant = "auto", strategy = "modmod", backend = "cpu";
   int threads = 0, device = 0, max_sweeps = 0;
   index_t block_width = 0;
-  bool json = false;
+  bool json = false, progress = false;
 };
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
@@ -144,6 +145,7 @@ void run(const GsvdCliOptions& o) {
   options.block_width = o.block_width;
   options.threads = o.threads;
   options.max_sweeps = o.max_sweeps;
+  if (o.progress) options.progress = print_sweeps("gsvd", "transformations");
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
   const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset, "--f-dataset");
   check_matrix(f, "--f", o.f);
@@ -240,6 +242,8 @@ void add_gsvd_command(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
+  cmd->add_flag("--progress", o->progress,
+                "print each (block-)sweep on stderr (CPU; the GPU runs every sweep in one launch)");
   cmd->callback([o] { run(*o); });
 }
 

@@ -20,6 +20,7 @@
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
+#include "sweep_progress.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -29,7 +30,7 @@ struct SvdOptions {
   index_t hyperbolic = -1;
   std::string variant = "auto", strategy = "rc-closest-rev", backend = "cpu";
   int threads = 0, device = 0;
-  bool json = false;
+  bool json = false, progress = false;
 };
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
@@ -133,6 +134,7 @@ void run(const SvdOptions& o) {
   options.variant = svd::parse_variant(o.variant, "--variant");
   options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
   options.threads = o.threads;
+  if (o.progress) options.progress = print_sweeps("svd", "rotations");
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
   require(
       !cuda || options.variant == svd::Variant::Auto || options.variant == svd::Variant::Pointwise,
@@ -225,6 +227,8 @@ void add_svd_command(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
+  cmd->add_flag("--progress", o->progress,
+                "print each sweep on stderr (CPU; the GPU runs every sweep in one launch)");
   cmd->callback([o] { run(*o); });
 }
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, _device_arrays
+from ._progress import sweep_reporter
 
 _VARIANTS = ("auto", "pointwise", "block-oriented", "full-block")
 _STRATEGIES = ("rc-closest-rev", "rc-closest", "modmod")
@@ -116,7 +117,8 @@ def _first_nonfinite(a):
 
 
 def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closest-rev",
-        rank_tolerance=0.0, threads=None, full_output=False, backend=None, device=None):
+        rank_tolerance=0.0, threads=None, full_output=False, backend=None, device=None,
+        progress=None):
     """The singular value decomposition of a matrix or a stack of matrices by the one-sided
     (Hestenes) Jacobi method, every singular value to high relative accuracy.
 
@@ -154,6 +156,9 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
         accuracy; a positive value (e.g. sqrt(n) * eps, LAPACK dgejsv's JOBA='A') treats the
         matrix as numerically rank deficient: singular values the column-pivoted QR finds below
         rank_tolerance * sigma_max (roughly) are returned as exactly 0.
+    progress: a callable called after every sweep on the CPU with a shiftop.SweepProgress
+        (matrix, sweep, max_sweeps, rotations), from the calling thread; what it raises ends the
+        call. The GPU runs every sweep in one launch and does not call it.
     threads: OpenMP threads over the matrices of a stack, or over the disjoint pivot pairs of a
         single matrix (None: OpenMP's default). The results do not depend on it, bit for bit.
         Ignored on the GPU.
@@ -214,7 +219,8 @@ def svd(a, compute_uv=True, hyperbolic=None, variant="auto", strategy="rc-closes
         a3 = np.ascontiguousarray(a3.swapaxes(1, 2)).swapaxes(1, 2)
     out = _core.jacobi_batched(a3, compute_uv=compute_uv, n_plus=n_plus, variant=variant,
                                strategy=strategy, rank_tolerance=float(rank_tolerance),
-                               threads=workers, device=device)
+                               threads=workers, device=device,
+                               progress=sweep_reporter(progress))
     return _results(out, stack, compute_uv, n_plus >= 0, full_output,
                     lambda x: np.conjugate(x, out=x))
 

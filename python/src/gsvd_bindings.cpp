@@ -34,6 +34,7 @@
 #include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/gsvd_gpu.hpp"
 #include "shiftop/svd/strategy.hpp"
+#include "sweep_callback.hpp"
 
 #ifdef SHIFTOP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -115,7 +116,7 @@ template <class T>
 nb::dict gsvd_batched(const PairArray<T>& f, const PairArray<T>& g, bool compute_vectors,
                       const std::string& variant, const std::string& strategy,
                       std::int64_t block_width, int threads, int max_sweeps,
-                      std::optional<int> device) {
+                      std::optional<int> device, const nb::object& progress) {
   const auto batch = static_cast<index_t>(f.shape(0));
   const auto m = static_cast<index_t>(f.shape(1));
   const auto n = static_cast<index_t>(f.shape(2));
@@ -130,8 +131,9 @@ nb::dict gsvd_batched(const PairArray<T>& f, const PairArray<T>& g, bool compute
       column_major_layout("f", batch, m, n, f.stride(0), f.stride(1), f.stride(2));
   const PairLayout lg =
       column_major_layout("g", batch, p, n, g.stride(0), g.stride(1), g.stride(2));
-  const svd::GsvdOptions options =
+  svd::GsvdOptions options =
       gsvd_options(compute_vectors, variant, strategy, block_width, threads, max_sweeps);
+  options.progress = sweep_callback(progress);
 
   svd::BatchedGsvdResult<T> result;
   {
@@ -179,12 +181,14 @@ void def_gsvd_batched(nb::module_& m) {
   m.def("gsvd_batched", &gsvd_batched<T>, "f"_a.noconvert(), "g"_a.noconvert(), nb::kw_only(),
         "compute_vectors"_a = false, "variant"_a = "auto", "strategy"_a = "modmod",
         "block_width"_a = 0, "threads"_a = 0, "max_sweeps"_a = 0, "device"_a = nb::none(),
+        "progress"_a = nb::none(),
         "The GSVD of each pair (f[b], g[b]) of the 3-D arrays f (batch, m, n) and g (batch, p, n) "
         "by the implicit Hari-Zimmermann method, each matrix column-major (read in place), on the "
         "CPU or, with device, on that CUDA device. Returns a dict: 'sigma_f', 'sigma_g' (batch, "
         "n), with compute_vectors 'u' (batch, n, m), 'v' (batch, n, p), 'x' (batch, n, n) (the "
         "library's column-major U, V, X), and 'stats' (sweeps, transformations, "
-        "proper_transformations, converged per pair). Use shiftop.gsvd().");
+        "proper_transformations, converged per pair); progress (CPU) is called with (matrix, "
+        "sweep, max_sweeps, transformations) after every sweep. Use shiftop.gsvd().");
 }
 
 // ---- the regularisation path ----------------------------------------------------------------

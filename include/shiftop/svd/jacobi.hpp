@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
+#include "shiftop/svd/progress.hpp"
 #include "shiftop/svd/strategy.hpp"
 
 namespace shiftop::svd {
@@ -68,6 +69,8 @@ struct JacobiOptions {
   /// numerical rank as dgejsv's JOBA = 'A' does with sqrt(n) * eps: the dropped singular values
   /// are exactly 0 (the matrix treated as rank deficient, with absolute error bounds).
   double rank_tolerance = 0.0;
+  /// Called after every sweep (progress.hpp); empty: not called.
+  SweepCallback progress;
 };
 
 struct JacobiStats {

@@ -44,7 +44,7 @@ struct GsvdOptions {
   /// pair's columns are ordered so that sigma_f / sigma_g does not increase.
   bool sort = true;
   /// Called after every (block-)sweep (progress.hpp); empty: not called.
-  SweepCallback progress;
+  SweepCallback progress = {};
 };
 
 struct GsvdStats {

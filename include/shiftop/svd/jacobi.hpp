@@ -70,7 +70,7 @@ struct JacobiOptions {
   /// are exactly 0 (the matrix treated as rank deficient, with absolute error bounds).
   double rank_tolerance = 0.0;
   /// Called after every sweep (progress.hpp); empty: not called.
-  SweepCallback progress;
+  SweepCallback progress = {};
 };
 
 struct JacobiStats {

@@ -54,18 +54,18 @@ struct Vectors {
   std::vector<T> values;
 };
 
+// C or Fortran order, as svd and gsvd read matrices.
 template <class T>
 Vectors<T> read_vectors(const std::string& path, index_t length, const std::string& what) {
-  const io::NpyHeader header = io::read_npy_header(path);
-  require(header.dtype == kDType<T>,
+  const io::NpyArray array = io::read_npy(path);
+  require(array.dtype == kDType<T>,
           "--input {}: {} values: expected {}, the operator's value type (convert with "
           "numpy's astype)",
-          path, header.dtype == io::DType::Float32 ? "float32" : "float64", kTypeName<T>);
-  const std::vector<index_t>& s = header.shape;
+          path, array.dtype == io::DType::Float32 ? "float32" : "float64", kTypeName<T>);
+  const std::vector<index_t>& s = array.shape;
   require((s.size() == 1 && s[0] == length) || (s.size() == 2 && s[1] == length),
           "--input {}: shape ({}): expected ({},) or (nrhs, {}), {}", path,
           fmt::format("{}{}", fmt::join(s, ", "), s.size() == 1 ? "," : ""), length, length, what);
-  io::NpyArray array = io::read_npy(path);
   Vectors<T> x{.shape = array.shape, .nrhs = s.size() == 2 ? s[0] : 1, .values = {}};
   x.values.resize(array.data.size());
   for (std::size_t i = 0; i < array.data.size(); ++i) {
@@ -139,13 +139,15 @@ struct RowCounts {
   double mean = 0;
 };
 
-RowCounts row_counts(const std::vector<std::int64_t>& counts) {
+// The counts of one block row, which each of the k block rows repeats: min, mean and max are
+// the block row's, the empty rows k times its own.
+RowCounts row_counts(const std::vector<std::int64_t>& counts, index_t k) {
   RowCounts r;
   if (counts.empty()) return r;
   const auto [lo, hi] = std::ranges::minmax_element(counts);
   r.min = *lo;
   r.max = *hi;
-  r.empty = std::ranges::count(counts, 0);
+  r.empty = k * std::ranges::count(counts, 0);
   std::int64_t total = 0;
   for (const std::int64_t c : counts)
     total += c;
@@ -172,7 +174,7 @@ void run_info(const CircInfoOptions& o, const io::CirculantInfo& file) {
       ++per_block[static_cast<std::size_t>(a.indices[e] / s.nb)];
     }
   }
-  const RowCounts c_rows = row_counts(per_row), ct_rows = row_counts(per_column);
+  const RowCounts c_rows = row_counts(per_row, s.k), ct_rows = row_counts(per_column, s.k);
   const auto empty_blocks = std::ranges::count(per_block, 0);
 
   // A as stored (the file's index width), and the explicit CSR of C: k times the entries,
@@ -257,7 +259,7 @@ void add_matvec(CLI::App* circ_cmd) {
     options.cpu.threads = o->threads;
     options.gpu.device = o->device;
     check_paths({{"--operator", o->operator_path}, {"--input", o->input}},
-                {{"--output", o->output, io::AtomicOutput::Kind::Stream}}, StandardOutput::Allowed);
+                {{"--output", o->output, OutputFormat::Npy}}, StandardOutput::Allowed);
     if (io::inspect_circulant(o->operator_path).value_type == "float32")
       run_matvec<float>(*o, options);
     else

@@ -84,9 +84,17 @@ void refuse_options_as_values(CLI::App& app) {
           return {};
         },
         "");
-    for (CLI::Option* option : cmd->get_options())
-      if (option->nonpositional() && option->get_type_size_max() > 0)
-        option->transform(not_an_option);
+    // An empty value names nothing: `--vectors ""` once silently wrote no vectors.
+    const CLI::Validator not_empty(
+        [](std::string& text) -> std::string {
+          return text.empty() ? "expected a value, got an empty string" : "";
+        },
+        "");
+    for (CLI::Option* option : cmd->get_options()) {
+      if (option->get_type_size_max() == 0) continue;
+      option->transform(not_empty);
+      if (option->nonpositional()) option->transform(not_an_option);
+    }
     refuse_options_as_values(*cmd);
   }
 }

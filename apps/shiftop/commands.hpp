@@ -41,6 +41,11 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value,
   return cmd->add_option(name, value, description)->capture_default_str()->check(check);
 }
 
+/// The flag of matvec, convert and tune that accepts NaN and infinity in the files they read,
+/// which the refusal of such a value names (io::OperatorReadOptions::allow_nonfinite_name); the
+/// commands without it leave the name empty.
+inline constexpr const char* kAllowNonfinite = "--allow-nonfinite";
+
 /// The values --backend takes, as its help and its error message list them.
 inline constexpr const char* kBackendNames = "cpu or cuda";
 
@@ -67,8 +72,9 @@ void add_json_flag(CLI::App* cmd, bool& json);
 /// Makes every option of every subcommand that takes a value refuse a value that is itself an
 /// option ("--truth: expected a value, got the option '--data'"), so that a forgotten value never
 /// swallows the next option (`model ... --truth --data d.h5` would write the truth to '--data').
-/// Negative numbers ("-1") and "-" still reach the option's own checks. Call it once after every
-/// subcommand is registered.
+/// Negative numbers ("-1") and "-" still reach the option's own checks. An empty value is refused
+/// too, positional ones included ("--vectors: expected a value, got an empty string"). Call it
+/// once after every subcommand is registered.
 void refuse_options_as_values(CLI::App& app);
 
 /// Throws CLI11's ExtrasError naming the subcommands when the first word of the command line is

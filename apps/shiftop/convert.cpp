@@ -63,7 +63,8 @@ std::string dropped_note(const std::vector<std::string>& dropped) {
 }
 
 void convert_operator(const ConvertOptions& o) {
-  io::OperatorReadOptions read{.slice = {}, .allow_nonfinite = o.allow_nonfinite};
+  io::OperatorReadOptions read{
+      .slice = {}, .allow_nonfinite = o.allow_nonfinite, .allow_nonfinite_name = kAllowNonfinite};
   if (!o.rows.empty()) read.slice.rows = parse_range(o.rows, "--rows");
   if (!o.cols.empty()) read.slice.cols = parse_range(o.cols, "--cols");
   io::OperatorData op = io::read_operator(o.input, read);
@@ -97,7 +98,8 @@ void convert_vector(const ConvertOptions& o) {
   require(o.rows.empty() && o.cols.empty(),
           "--rows/--cols select part of an operator: expected an operator, {} is a vector",
           o.input);
-  io::VectorData vector = io::read_vector(o.input, {.allow_nonfinite = o.allow_nonfinite});
+  io::VectorData vector = io::read_vector(
+      o.input, {.allow_nonfinite = o.allow_nonfinite, .allow_nonfinite_name = kAllowNonfinite});
   if (!o.space.empty()) {
     const io::VectorSpace space =
         o.space == "parameter" ? io::VectorSpace::Parameter : io::VectorSpace::Data;
@@ -160,7 +162,7 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("--space", o->space,
                   "the space of a vector whose file does not say (needed for FFTMatvec output)")
       ->check(CLI::IsMember({"parameter", "data"}));
-  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
+  cmd->add_flag(kAllowNonfinite, o->allow_nonfinite,
                 "copy NaN/Inf instead of refusing them (a matvec with the result then spreads a "
                 "NaN anywhere in a series, through the FFT, to every output that series feeds)");
   cmd->callback([o] { run(*o); });

@@ -181,11 +181,10 @@ void check_and_run(const CtReconOptions& o) {
           "--window {} {}: expected two finite gray levels LO < HI",
           o.window.empty() ? 0 : o.window[0], o.window.empty() ? 0 : o.window[1]);
   require(o.png.empty() || o.pixels <= 32768, "--pixels {}: expected at most 32768", o.pixels);
-  check_paths({{"--operator", o.operator_path}},
-              {{"--output", o.output, io::AtomicOutput::Kind::Stream},
-               {"--phantom", o.phantom, io::AtomicOutput::Kind::Stream},
-               {"--png", o.png, io::AtomicOutput::Kind::Stream},
-               {"--json", o.json, io::AtomicOutput::Kind::Stream}});
+  check_paths({{"--operator", o.operator_path}}, {{"--output", o.output, OutputFormat::Npy},
+                                                  {"--phantom", o.phantom, OutputFormat::Npy},
+                                                  {"--png", o.png, OutputFormat::Png},
+                                                  {"--json", o.json, OutputFormat::Json}});
   if (o.threads > 0) omp_set_num_threads(o.threads);
   // The file decides the precision unless --precision says otherwise; a traced C is float32, as
   // `shiftop model ct2d` writes it.

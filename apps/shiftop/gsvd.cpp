@@ -21,6 +21,7 @@
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/gsvd_gpu.hpp"
+#include "sweep_progress.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -30,15 +31,11 @@ struct GsvdCliOptions {
   std::string variant = "auto", strategy = "modmod", backend = "cpu";
   int threads = 0, device = 0, max_sweeps = 0;
   index_t block_width = 0;
-  bool json = false;
+  bool json = false, progress = false;
 };
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 constexpr const char* kVectorFiles[] = {"u", "v", "x", "sigma_f", "sigma_g"};
-
-std::string vectors_path(const std::string& prefix, const char* which) {
-  return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
-}
 
 // The checks that need the matrix: not empty, finite entries.
 void check_matrix(const io::DenseMatrix& a, const char* option, const std::string& path) {
@@ -124,33 +121,35 @@ svd::GsvdStats solve_and_write(const io::DenseMatrix& f, const io::DenseMatrix& 
         std::is_same_v<T, double> ? io::Element::Float64 : io::Element::Complex128;
     // U (m x n), V (p x n), X (n x n) are column-major: written in Fortran order as they are.
     const std::vector<index_t> u_shape{m, n}, v_shape{p, n}, x_shape{n, n};
-    io::write_npy(vectors_path(o.vectors, "u"), to_doubles(result.u), u_shape, element, true);
-    io::write_npy(vectors_path(o.vectors, "v"), to_doubles(result.v), v_shape, element, true);
-    io::write_npy(vectors_path(o.vectors, "x"), to_doubles(result.x), x_shape, element, true);
-    io::write_npy(vectors_path(o.vectors, "sigma_f"), result.sigma_f, values_shape,
+    io::write_npy(prefixed_npy(o.vectors, "u"), to_doubles(result.u), u_shape, element, true);
+    io::write_npy(prefixed_npy(o.vectors, "v"), to_doubles(result.v), v_shape, element, true);
+    io::write_npy(prefixed_npy(o.vectors, "x"), to_doubles(result.x), x_shape, element, true);
+    io::write_npy(prefixed_npy(o.vectors, "sigma_f"), result.sigma_f, values_shape,
                   io::Element::Float64, false);
-    io::write_npy(vectors_path(o.vectors, "sigma_g"), result.sigma_g, values_shape,
+    io::write_npy(prefixed_npy(o.vectors, "sigma_g"), result.sigma_g, values_shape,
                   io::Element::Float64, false);
   }
   return result.stats;
 }
 
 void run(const GsvdCliOptions& o) {
-  std::vector<OutputPath> outputs{{"--output", o.output, io::AtomicOutput::Kind::File}};
+  check_prefix("--vectors", o.vectors);
+  std::vector<OutputPath> outputs{{"--output", o.output, OutputFormat::Npy}};
   for (const char* which : kVectorFiles)
-    outputs.push_back({"--vectors", vectors_path(o.vectors, which), io::AtomicOutput::Kind::File});
+    outputs.push_back({"--vectors", prefixed_npy(o.vectors, which), OutputFormat::Npy});
   check_paths({{"--f", o.f}, {"--g", o.g}}, outputs);
   svd::GsvdOptions options;
   options.compute_vectors = !o.vectors.empty();
-  options.variant = svd::parse_variant(o.variant);
-  options.strategy = svd::parse_strategy_kind(o.strategy);
+  options.variant = svd::parse_variant(o.variant, "--variant");
+  options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
   options.block_width = o.block_width;
   options.threads = o.threads;
   options.max_sweeps = o.max_sweeps;
+  if (o.progress) options.progress = print_sweeps("gsvd", "transformations");
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
-  const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset);
+  const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset, "--f-dataset");
   check_matrix(f, "--f", o.f);
-  const io::DenseMatrix g = io::read_matrix_file(o.g, o.g_dataset);
+  const io::DenseMatrix g = io::read_matrix_file(o.g, o.g_dataset, "--g-dataset");
   check_matrix(g, "--g", o.g);
   require(f.cols == g.cols,
           "--g {}: G has {} columns but F ({}) has {}: the pair must have the same number of "
@@ -187,7 +186,7 @@ void run(const GsvdCliOptions& o) {
     if (!o.vectors.empty()) {
       nlohmann::ordered_json files = nlohmann::ordered_json::array();
       for (const char* which : kVectorFiles)
-        files.push_back(vectors_path(o.vectors, which));
+        files.push_back(prefixed_npy(o.vectors, which));
       out["vectors"] = files;
     }
     fmt::print("{}\n", out.dump());
@@ -243,6 +242,8 @@ void add_gsvd_command(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
+  cmd->add_flag("--progress", o->progress,
+                "print each (block-)sweep on stderr (CPU; the GPU runs every sweep in one launch)");
   cmd->callback([o] { run(*o); });
 }
 

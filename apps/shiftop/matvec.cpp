@@ -41,13 +41,15 @@ std::string metadata_value(const Metadata& metadata, std::string_view key) {
 }
 
 io::OperatorData read_operator(const MatvecOptions& o) {
-  io::OperatorData a =
-      io::read_operator(o.operator_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
+  io::OperatorData a = io::read_operator(
+      o.operator_path,
+      {.slice = {}, .allow_nonfinite = o.allow_nonfinite, .allow_nonfinite_name = kAllowNonfinite});
   if (o.row_path.empty()) return a;
   require(a.triangular, "--row: {} already holds a first block row: expected a triangular operator",
           o.operator_path);
-  io::OperatorData row =
-      io::read_operator(o.row_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
+  io::OperatorData row = io::read_operator(
+      o.row_path,
+      {.slice = {}, .allow_nonfinite = o.allow_nonfinite, .allow_nonfinite_name = kAllowNonfinite});
   require(row.shape == a.shape, "{}: first block row must have the kernels' shape {}, got {}",
           o.row_path, a.shape.str(), row.shape.str());
   a.first_row = std::move(row.first_column);
@@ -64,7 +66,8 @@ void run(const MatvecOptions& o) {
   Stopwatch watch;
   const io::OperatorData a = read_operator(o);
   const Shape& shape = a.shape;
-  const io::VectorData x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite});
+  const io::VectorData x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite,
+                                                          .allow_nonfinite_name = kAllowNonfinite});
   check_input(x, shape, a.metadata, op, o);
   const io::VectorFormat format = output_format(o);
   const double read_seconds = watch.lap();
@@ -228,7 +231,7 @@ void add_matvec_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "five-phase precision string, e.g. DSSDD")
       ->capture_default_str();
   add_threads_option(cmd, o->threads);
-  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
+  cmd->add_flag(kAllowNonfinite, o->allow_nonfinite,
                 "accept NaN/Inf in the operator or input instead of refusing them; the FFT spreads "
                 "a NaN anywhere in a series to every output that series feeds (usually all)");
   cmd->add_flag("--json", o->json, "print a JSON summary on stdout");
@@ -243,7 +246,13 @@ void add_matvec_command(CLI::App& app) {
                                            {"--aux", o->aux_path},
                                            {"--input", o->input_path}};
     check_paths(inputs, {});  // "-" as an input first: output_format() reads --input
-    check_paths(inputs, {{"--output", o->output_path, output_kind(output_format(*o))}},
+    // --output-format auto writes what the name says; a named format, only that.
+    const std::vector<OutputFormat> accepted =
+        o->output_format == "auto"
+            ? std::vector<OutputFormat>{OutputFormat::Npy, OutputFormat::Hdf5}
+            : std::vector<OutputFormat>{};
+    check_paths(inputs,
+                {{"--output", o->output_path, app::output_format(output_format(*o)), accepted}},
                 StandardOutput::Allowed);
     if (!o->grid.empty() || launched_by_mpi())
       run_distributed_matvec(*o);

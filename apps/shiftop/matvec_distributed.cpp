@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "core/timer.hpp"
 #include "distributed/collective_check.hpp"
 #include "distributed/mpi_check.hpp"
@@ -81,9 +82,11 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
   distributed::run_collectively(MPI_COMM_WORLD, [&] {
     info = io::inspect_operator(o.operator_path);
     metadata = io::read_operator(o.operator_path, {.slice = {.rows = {0, 1}, .cols = {0, 1}},
-                                                   .allow_nonfinite = o.allow_nonfinite})
+                                                   .allow_nonfinite = o.allow_nonfinite,
+                                                   .allow_nonfinite_name = kAllowNonfinite})
                    .metadata;
-    x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite});
+    x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite,
+                                       .allow_nonfinite_name = kAllowNonfinite});
     check_input(x, info.shape, metadata, op, o);
     format = output_format(o);
   });

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "core/timer.hpp"
 #include "io/fftmatvec_format.hpp"
 #include "matvec.hpp"
@@ -129,10 +130,12 @@ btt::Plan make_plan(const io::OperatorData& a, const btt::PlanOptions& options) 
 void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f) {
   const btt::PairOp op = btt::parse_pair_op(o.op);
   Stopwatch watch;
-  const io::OperatorData g =
-      io::read_operator(o.aux_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
+  const io::OperatorData g = io::read_operator(
+      o.aux_path,
+      {.slice = {}, .allow_nonfinite = o.allow_nonfinite, .allow_nonfinite_name = kAllowNonfinite});
   check_operators(f, g, op, o);
-  const io::VectorData x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite});
+  const io::VectorData x = io::read_vector(o.input_path, {.allow_nonfinite = o.allow_nonfinite,
+                                                          .allow_nonfinite_name = kAllowNonfinite});
   const Spaces spaces = spaces_of(op, f, g);
   check_pair_input(x, spaces, f.shape.nt, o);
   const io::VectorFormat format = output_format(o);

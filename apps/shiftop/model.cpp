@@ -77,9 +77,13 @@ void run(const ModelOptions& o) {
                ? io::VectorFormat::FFTMatvec
                : by_name;
   };
-  check_paths({}, {{"-o", o.output, output_kind(format)},
-                   {"--truth", o.truth, output_kind(vector_format(o.truth))},
-                   {"--data", o.data, output_kind(vector_format(o.data))}});
+  const std::vector<OutputFormat> vector_formats{OutputFormat::Npy, OutputFormat::Hdf5};
+  check_paths({}, {{"-o",
+                    o.output,
+                    output_format(format),
+                    {OutputFormat::Npy, OutputFormat::Hdf5, OutputFormat::Directory}},
+                   {"--truth", o.truth, output_format(vector_format(o.truth)), vector_formats},
+                   {"--data", o.data, output_format(vector_format(o.data)), vector_formats}});
   std::vector<index_t> sources;
   io::OperatorData op;
   if (o.model == "heat2d") {

@@ -47,7 +47,7 @@ void trace_and_write(const Geometry& g, const Ct2dOptions& o, const std::string&
   const auto start = std::chrono::steady_clock::now();
   const circ::FirstBlockRow<T> a = models::ct2d::system_matrix<T>(g, progress);
   if (terminal) fmt::print(stderr, "\n");
-  io::write_circulant(output, a, {.overwrite = o.overwrite});
+  io::write_circulant(output, a, {.overwrite = o.overwrite, .overwrite_name = "--overwrite"});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(
@@ -102,7 +102,7 @@ void run_ct2d(const CLI::App& cmd, Ct2dOptions o, const std::string& output) {
     if (cmd.count("--detectors") == 0) g.detectors = sizes.detectors;
   }
   o.geometry.validate();
-  check_paths({}, {{"-o", output, io::AtomicOutput::Kind::File}});
+  check_paths({}, {{"-o", output, OutputFormat::Hdf5}});
   std::error_code error;
   require(o.overwrite || !std::filesystem::exists(std::filesystem::symlink_status(output, error)),
           "{}: already exists: expected a new file (pass --overwrite to replace it)", output);

@@ -1,11 +1,16 @@
 #include "output_paths.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <system_error>
 
 #include "io/fftmatvec_format.hpp"
 #include "io/file_identity.hpp"
+#include "io/text.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
 
@@ -42,18 +47,109 @@ void check_distinct_from_output(const OutputPath& output, const NamedPath& other
     refuse_overlap(output, other, overlap, "a different path for each output, none inside another");
 }
 
-}  // namespace
-
-io::AtomicOutput::Kind output_kind(io::OperatorFormat format) {
-  using Kind = io::AtomicOutput::Kind;
-  return format == io::OperatorFormat::Npy         ? Kind::Stream
-         : format == io::OperatorFormat::FFTMatvec ? Kind::Directory
-                                                   : Kind::File;
+// The extensions that name `format` (none for a directory).
+std::span<const std::string_view> extensions(OutputFormat format) {
+  static constexpr std::string_view npy[] = {".npy"}, hdf5[] = {".h5", ".hdf5"}, png[] = {".png"},
+                                    plot[] = {".png", ".svg", ".pdf"}, json[] = {".json"};
+  switch (format) {
+    case OutputFormat::Npy:
+      return npy;
+    case OutputFormat::Hdf5:
+      return hdf5;
+    case OutputFormat::Png:
+      return png;
+    case OutputFormat::Plot:
+      return plot;
+    case OutputFormat::Json:
+      return json;
+    case OutputFormat::Directory:
+      break;
+  }
+  return {};
 }
 
-io::AtomicOutput::Kind output_kind(io::VectorFormat format) {
-  return format == io::VectorFormat::Npy ? io::AtomicOutput::Kind::Stream
-                                         : io::AtomicOutput::Kind::File;
+bool names(OutputFormat format, std::string_view extension) {
+  return std::ranges::find(extensions(format), extension) != extensions(format).end();
+}
+
+// A directory's name must not look like a file of another format.
+bool names_a_file_format(std::string_view extension) {
+  return std::ranges::any_of(
+      std::initializer_list<OutputFormat>{OutputFormat::Npy, OutputFormat::Hdf5, OutputFormat::Plot,
+                                          OutputFormat::Json},
+      [&](OutputFormat format) { return names(format, extension); });
+}
+
+// "a name ending in .npy, .h5 or .hdf5", and where a directory is written too, "..., or a
+// directory name without these".
+std::string expected_names(const OutputPath& output) {
+  std::vector<std::string_view> listed;
+  bool directory = false;
+  for (const OutputFormat format :
+       output.accepted.empty() ? std::vector<OutputFormat>{output.format} : output.accepted) {
+    directory = directory || format == OutputFormat::Directory;
+    for (const std::string_view extension : extensions(format))
+      if (std::ranges::find(listed, extension) == listed.end()) listed.push_back(extension);
+  }
+  if (listed.empty()) return "a directory name without a file extension";
+  std::string text = "a name ending in ";
+  for (std::size_t k = 0; k < listed.size(); ++k)
+    text += fmt::format("{}{}", k == 0 ? "" : k + 1 == listed.size() ? " or " : ", ", listed[k]);
+  if (directory) text += " (a file), or a directory name without these";
+  return text;
+}
+
+// The name's extension must be one of its format's. FIFOs, devices and "-" are judged by what
+// they are (io::check_output_path), not by a name the user did not choose for the format.
+void check_extension(const OutputPath& output) {
+  if (output.path == kStandardStream || io::special_file(output.path) != nullptr) return;
+  const std::string extension = io::lowercase_extension(io::without_trailing_slashes(output.path));
+  if (output.format == OutputFormat::Directory ? !names_a_file_format(extension)
+                                               : names(output.format, extension))
+    return;
+  fail("{} '{}': {}: expected {}", output.option, output.path,
+       extension.empty() ? std::string("has no extension to name its format")
+                         : fmt::format("ends in '{}'", extension),
+       expected_names(output));
+}
+
+}  // namespace
+
+io::AtomicOutput::Kind output_kind(OutputFormat format) {
+  using Kind = io::AtomicOutput::Kind;
+  switch (format) {
+    case OutputFormat::Npy:
+    case OutputFormat::Png:
+    case OutputFormat::Json:
+      return Kind::Stream;
+    case OutputFormat::Hdf5:
+    case OutputFormat::Plot:
+      break;
+    case OutputFormat::Directory:
+      return Kind::Directory;
+  }
+  return Kind::File;
+}
+
+OutputFormat output_format(io::OperatorFormat format) {
+  return format == io::OperatorFormat::Npy         ? OutputFormat::Npy
+         : format == io::OperatorFormat::FFTMatvec ? OutputFormat::Directory
+                                                   : OutputFormat::Hdf5;
+}
+
+OutputFormat output_format(io::VectorFormat format) {
+  return format == io::VectorFormat::Npy ? OutputFormat::Npy : OutputFormat::Hdf5;
+}
+
+std::string prefixed_npy(const std::string& prefix, std::string_view which) {
+  return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
+}
+
+void check_prefix(const std::string& option, const std::string& prefix) {
+  require(!prefix.ends_with('/'),
+          "{} '{}': ends in '/', which names a directory: expected a prefix of file names "
+          "(PREFIX_U.npy, ...)",
+          option, prefix);
 }
 
 void check_paths(const std::vector<NamedPath>& inputs, const std::vector<OutputPath>& outputs,
@@ -64,16 +160,17 @@ void check_paths(const std::vector<NamedPath>& inputs, const std::vector<OutputP
   std::vector<NamedPath> earlier;
   for (const OutputPath& output : outputs) {
     if (output.path.empty()) continue;
+    const io::AtomicOutput::Kind kind = output_kind(output.format);
     require(output.path != kStandardStream || standard_output == StandardOutput::Allowed,
             "{} '-': this command does not write to standard output (matvec --output - "
             "--output-format npy does): expected a file name",
             output.option);
-    require(output.path != kStandardStream || output.kind == io::AtomicOutput::Kind::Stream,
+    require(output.path != kStandardStream || kind == io::AtomicOutput::Kind::Stream,
             "{} '-': only .npy is written to standard output: expected --output-format npy or a "
             "file name",
             output.option);
     // "out/" names a directory, which AtomicOutput would write as the file "out".
-    require(output.kind == io::AtomicOutput::Kind::Directory || !output.path.ends_with('/'),
+    require(kind == io::AtomicOutput::Kind::Directory || !output.path.ends_with('/'),
             "{} '{}': ends in '/', which names a directory: expected a file name", output.option,
             output.path);
     if (output.path != kStandardStream) {
@@ -82,10 +179,11 @@ void check_paths(const std::vector<NamedPath>& inputs, const std::vector<OutputP
       for (const NamedPath& other : earlier)
         check_distinct_from_output(output, other);
     }
+    check_extension(output);
     try {
       // The one directory format written is FFTMatvec's: replaced only if shiftop could have
       // written it, as its writer checks again.
-      io::check_output_path(output.path, output.kind, io::fftmatvec::check_replaceable);
+      io::check_output_path(output.path, kind, io::fftmatvec::check_replaceable);
     } catch (const Error& e) {
       fail("{}: {}", output.option, e.what());
     }
@@ -95,17 +193,22 @@ void check_paths(const std::vector<NamedPath>& inputs, const std::vector<OutputP
 
 void check_convert_paths(const std::string& input, const std::string& output,
                          const std::string& to) {
-  io::AtomicOutput::Kind kind{};
-  if (input != kStandardStream && io::detect_file_kind(input) == io::FileKind::Operator)
-    kind = output_kind(to == "auto"        ? io::output_operator_format(output)
-                       : to == "shiftop"   ? io::OperatorFormat::Shiftop
-                       : to == "fftmatvec" ? io::OperatorFormat::FFTMatvec
-                                           : io::OperatorFormat::Npy);
-  else
-    kind = output_kind(to == "auto"  ? io::output_vector_format(output)
-                       : to == "npy" ? io::VectorFormat::Npy
-                                     : io::VectorFormat::Shiftop);
-  check_paths({{"input", input}}, {{"output", output, kind}});
+  // --to auto writes whatever the name says, which may be any of the formats.
+  const bool automatic = to == "auto";
+  OutputPath out{.option = "output", .path = output, .format = OutputFormat::Npy};
+  if (input != kStandardStream && io::detect_file_kind(input) == io::FileKind::Operator) {
+    out.format = output_format(automatic           ? io::output_operator_format(output)
+                               : to == "shiftop"   ? io::OperatorFormat::Shiftop
+                               : to == "fftmatvec" ? io::OperatorFormat::FFTMatvec
+                                                   : io::OperatorFormat::Npy);
+    if (automatic) out.accepted = {OutputFormat::Npy, OutputFormat::Hdf5, OutputFormat::Directory};
+  } else {
+    out.format = output_format(automatic     ? io::output_vector_format(output)
+                               : to == "npy" ? io::VectorFormat::Npy
+                                             : io::VectorFormat::Shiftop);
+    if (automatic) out.accepted = {OutputFormat::Npy, OutputFormat::Hdf5};
+  }
+  check_paths({{"input", input}}, {out});
 }
 
 void write_text_output(const std::string& option, const std::string& path,

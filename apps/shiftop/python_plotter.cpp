@@ -101,7 +101,7 @@ std::string plot_format(std::string_view option, const std::string& path) {
   const std::string extension = std::filesystem::path(path).extension().string();
   for (const char* format : {"png", "svg", "pdf"})
     if (extension.size() == 4 && strcasecmp(extension.c_str() + 1, format) == 0) return format;
-  fail("{} '{}': expected a file name ending in .png, .svg or .pdf", option, path);
+  fail("{} '{}': expected a name ending in .png, .svg or .pdf", option, path);
 }
 
 void require_python_plotter(std::string_view option) {

@@ -32,7 +32,7 @@ namespace {
 
 struct RegPathOptions {
   std::string operator_path, data_path, output, plot, laplacian, backend = "cpu";
-  std::string reg = "identity", alphas = "LOG:1e-6:1e2:41", choose = "gcv";
+  std::string reg = "identity", alphas, choose = "gcv";  // alphas empty: the path's default
   double mass = 1.0, time_weight = 1.0, space_weight = 1.0;
   int threads = 0, device = 0;
   bool json = false, progress = false;
@@ -116,6 +116,14 @@ std::vector<double> read_laplacian(const std::string& path, index_t nm) {
   return lap;
 }
 
+// The first or last point a choice can take (the L-curve's corner needs a neighbour on each
+// side): the best alpha may then lie beyond the grid.
+bool at_grid_end(std::size_t chosen, std::size_t size, bool lcurve) {
+  if (size < 2) return false;
+  const std::size_t first = lcurve && size >= 3 ? 1 : 0;
+  return chosen == first || chosen == size - 1 - first;
+}
+
 nlohmann::ordered_json path_or_null(const std::string& path) {
   return path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(path);
 }
@@ -149,12 +157,14 @@ void write_plot(const RegPathOptions& o, const nlohmann::ordered_json& curves, c
 }
 
 void run(const RegPathOptions& o) {
-  const io::VectorFormat output_format =
+  const io::VectorFormat vector_format =
       o.output.empty() ? io::VectorFormat::Auto : io::output_vector_format(o.output);
   check_paths({{"OPERATOR", o.operator_path}, {"DATA", o.data_path}, {"--laplacian", o.laplacian}},
-              {{"--output", o.output,
-                o.output.empty() ? io::AtomicOutput::Kind::File : output_kind(output_format)},
-               {"--plot", o.plot, io::AtomicOutput::Kind::File}});
+              {{"--output",
+                o.output,
+                output_format(vector_format),
+                {OutputFormat::Npy, OutputFormat::Hdf5}},
+               {"--plot", o.plot, OutputFormat::Plot}});
   require(std::isfinite(o.mass) && o.mass > 0,
           "--mass: expected a positive number (the identity block keeps R^[0] of full column "
           "rank), got {}",
@@ -163,7 +173,7 @@ void run(const RegPathOptions& o) {
           "--time-weight: expected a finite number >= 0, got {}", o.time_weight);
   require(std::isfinite(o.space_weight) && o.space_weight >= 0,
           "--space-weight: expected a finite number >= 0, got {}", o.space_weight);
-  const std::vector<double> alphas = parse_alphas(o.alphas);
+  std::vector<double> alphas = o.alphas.empty() ? std::vector<double>{} : parse_alphas(o.alphas);
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
   if (!o.plot.empty()) {
     plot_format("--plot", o.plot);
@@ -205,12 +215,21 @@ void run(const RegPathOptions& o) {
   const solve::RegularizationPath path(op.first_column, op.first_row, shape, regulariser, d.values,
                                        options);
   const double gsvd_seconds = watch.lap();
+  if (alphas.empty()) alphas = path.default_alphas();
   stage(fmt::format("the path at {} alphas", alphas.size()));
   const std::vector<solve::PathPoint> points = path.evaluate(alphas);
   const std::size_t by_gcv = solve::gcv_choice(points);
   const std::size_t by_lcurve = solve::lcurve_corner(points);
   const std::size_t chosen = o.choose == "gcv" ? by_gcv : by_lcurve;
   const double alpha = points[chosen].alpha;
+  const bool at_end = at_grid_end(chosen, points.size(), o.choose == "lcurve");
+  if (at_end)
+    fmt::print(stderr,
+               "shiftop: warning: {} chose alpha {:.6g}, at the {} end of the {} alphas: the best "
+               "alpha may lie beyond them; widen --alphas{}\n",
+               o.choose == "gcv" ? "GCV" : "the L-curve corner", alpha,
+               chosen < points.size() / 2 ? "small" : "large", points.size(),
+               o.alphas.empty() ? "" : " (the default spans the generalized singular values)");
   const double path_seconds = watch.lap();
   if (!o.output.empty()) {
     stage(fmt::format("the solution at alpha {:.6g}", alpha));
@@ -223,7 +242,7 @@ void run(const RegPathOptions& o) {
                       .metadata = {{"content", "circulant-embedded Tikhonov solution"},
                                    {"regulariser", o.reg},
                                    {"alpha", fmt::format("{:.17g}", alpha)}}},
-                     output_format);
+                     vector_format);
   }
   const double solve_seconds = watch.lap();
 
@@ -258,7 +277,8 @@ void run(const RegPathOptions& o) {
                                {"approximation", "circulant"},
                                {"choose", o.choose},
                                {"chosen", chosen},
-                               {"alpha", alpha}};
+                               {"alpha", alpha},
+                               {"chosen_at_grid_end", at_end}};
     out.update(curves);
     out["exact_solve"] = path_or_null(exact);
     out["output"] = path_or_null(o.output);
@@ -328,8 +348,9 @@ void add_regpath_command(CLI::App& app) {
   cmd->add_option("--space-weight", o->space_weight, "weight of the Laplacian block")
       ->capture_default_str();
   cmd->add_option("--alphas", o->alphas,
-                  "the weights: an increasing comma list, or LOG:MIN:MAX:COUNT log-spaced")
-      ->capture_default_str();
+                  "the weights: an increasing comma list, or LOG:MIN:MAX:COUNT log-spaced "
+                  "(default: 40 log-spaced over the generalized singular values of every "
+                  "frequency, at most 12 decades, as Python's shiftop.regpath)");
   cmd->add_option("--choose", o->choose, "how alpha is chosen: gcv or lcurve (the corner)")
       ->capture_default_str()
       ->check(CLI::IsMember({"gcv", "lcurve"}));

@@ -144,6 +144,17 @@ Solution solve_dense(std::shared_ptr<btt::Plan> plan, const solve::GaussianNoise
   return solution;
 }
 
+// A CG run that stopped at --maxiter is a failure (exit status 1), once its outputs are written:
+// a script must not take the iterate for the MAP point.
+void require_converged(const SolveOptions& o, const Solution& solution) {
+  require(
+      solution.converged,
+      "--maxiter {}: CG did not converge: relative residual {:.3e} above --tol {:.3g} (the last "
+      "iterate is written to {}): expected more iterations or a looser --tol",
+      o.max_iterations, solution.residual_history.empty() ? 0.0 : solution.residual_history.back(),
+      o.tolerance, o.output_path);
+}
+
 void run(const SolveOptions& o) {
   require(o.noise_variance.has_value() != o.noise_std.has_value(),
           "expected exactly one of --noise-variance and --noise-std");
@@ -157,14 +168,17 @@ void run(const SolveOptions& o) {
   require(o.method == "cg" || !o.cg_options_given,
           "--preconditioner, --tol and --maxiter are options of --method cg, not --method {}",
           o.method);
-  const io::VectorFormat output_format = io::output_vector_format(o.output_path);
+  const io::VectorFormat vector_format = io::output_vector_format(o.output_path);
   check_paths({{"--operator", o.operator_path},
                {"--data", o.data_path},
                {"--prior-kernels", o.prior_kernels},
                {"--prior-mean", o.prior_mean},
                {"--truth", o.truth}},
-              {{"--output", o.output_path, output_kind(output_format)},
-               {"--json", o.json_path, io::AtomicOutput::Kind::Stream}});
+              {{"--output",
+                o.output_path,
+                output_format(vector_format),
+                {OutputFormat::Npy, OutputFormat::Hdf5}},
+               {"--json", o.json_path, OutputFormat::Json}});
 
   Stopwatch watch;
   const io::OperatorData a = io::read_operator(o.operator_path);
@@ -204,7 +218,7 @@ void run(const SolveOptions& o) {
                     .metadata = {{"content", "MAP point"},
                                  {"prior", std::string(prior->name())},
                                  {"method", o.method}}},
-                   output_format);
+                   vector_format);
   const double write_seconds = watch.lap();
 
   double truth_error = 0;
@@ -229,7 +243,10 @@ void run(const SolveOptions& o) {
     fmt::print("{}: wrote the MAP point ({} prior, data-space Hessian of order {}){}\n",
                o.output_path, prior->name(), shape.nd * shape.nt, truth_text);
   }
-  if (o.json_path.empty()) return;
+  if (o.json_path.empty()) {
+    require_converged(o, solution);
+    return;
+  }
   nlohmann::ordered_json seconds{{"read", read_seconds}, {"plan", plan_seconds}};
   seconds.update(solution.seconds);
   seconds["write"] = write_seconds;
@@ -250,6 +267,7 @@ void run(const SolveOptions& o) {
   }
   if (!truth.empty()) out["relative_error_to_truth"] = truth_error;
   write_text_output("--json", o.json_path, out.dump() + "\n");
+  require_converged(o, solution);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/svd/spectrum.hpp"
+#include "sweep_progress.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -29,7 +30,7 @@ struct SpectrumOptions {
   std::string operator_path, output, plot, backend = "cpu";
   double rank_tolerance = 0.0;
   int threads = 0, device = 0;
-  bool json = false;
+  bool json = false, progress = false;
 };
 
 // The values as the plotter reads them, written to a temporary next to the plot (removed
@@ -57,8 +58,7 @@ nlohmann::ordered_json path_or_null(const std::string& path) {
 
 void run(const SpectrumOptions& o) {
   check_paths({{"OPERATOR", o.operator_path}},
-              {{"--output", o.output, io::AtomicOutput::Kind::File},
-               {"--plot", o.plot, io::AtomicOutput::Kind::File}});
+              {{"--output", o.output, OutputFormat::Npy}, {"--plot", o.plot, OutputFormat::Plot}});
   require(std::isfinite(o.rank_tolerance) && o.rank_tolerance >= 0.0,
           "--rank-tolerance: expected 0 (the default, max(Nd, Nm) * eps) or a positive number, "
           "got {}",
@@ -72,6 +72,7 @@ void run(const SpectrumOptions& o) {
   svd::SpectrumOptions options;
   options.rank_tolerance = o.rank_tolerance;
   options.threads = o.threads;
+  if (o.progress) options.jacobi.progress = print_finished_frequencies(op.shape.nt + 1);
   if (cuda) options.context = gpu::Context::create(o.device);
   Stopwatch clock;
   const svd::Spectrum s = svd::spectrum(op.first_column, op.first_row, op.shape, options);
@@ -142,6 +143,10 @@ void add_spectrum_command(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
+  cmd->add_flag(
+      "--progress", o->progress,
+      "print each frequency's SVD as it finishes on stderr (CPU; the GPU runs them in one "
+      "launch)");
   cmd->callback([o] { run(*o); });
 }
 

@@ -20,6 +20,7 @@
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
+#include "sweep_progress.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -29,14 +30,10 @@ struct SvdOptions {
   index_t hyperbolic = -1;
   std::string variant = "auto", strategy = "rc-closest-rev", backend = "cpu";
   int threads = 0, device = 0;
-  bool json = false;
+  bool json = false, progress = false;
 };
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
-
-std::string vectors_path(const std::string& prefix, const char* which) {
-  return prefix.empty() ? std::string() : fmt::format("{}_{}.npy", prefix, which);
-}
 
 // The checks that need the matrix: its size, finite entries, --hyperbolic's range.
 void check_matrix(const io::DenseMatrix& a, const SvdOptions& o) {
@@ -119,30 +116,32 @@ svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
   if (!o.vectors.empty()) {
     // U (m x k) and V (n x k) are column-major: written in Fortran order as they are.
     const std::vector<index_t> u_shape{a.rows, k}, v_shape{a.cols, k};
-    io::write_npy(vectors_path(o.vectors, "U"), to_doubles(result.u), u_shape, a.element, true);
-    io::write_npy(vectors_path(o.vectors, "V"), to_doubles(result.v), v_shape, a.element, true);
+    io::write_npy(prefixed_npy(o.vectors, "U"), to_doubles(result.u), u_shape, a.element, true);
+    io::write_npy(prefixed_npy(o.vectors, "V"), to_doubles(result.v), v_shape, a.element, true);
   }
   return result.stats;
 }
 
 void run(const SvdOptions& o) {
+  check_prefix("--vectors", o.vectors);
   check_paths({{"--input", o.input}},
-              {{"--output", o.output, io::AtomicOutput::Kind::File},
-               {"--vectors", vectors_path(o.vectors, "U"), io::AtomicOutput::Kind::File},
-               {"--vectors", vectors_path(o.vectors, "V"), io::AtomicOutput::Kind::File}});
+              {{"--output", o.output, OutputFormat::Npy},
+               {"--vectors", prefixed_npy(o.vectors, "U"), OutputFormat::Npy},
+               {"--vectors", prefixed_npy(o.vectors, "V"), OutputFormat::Npy}});
   svd::JacobiOptions options;
   options.compute_u = options.compute_v = !o.vectors.empty();
   options.n_plus = o.hyperbolic;
-  options.variant = svd::parse_variant(o.variant);
-  options.strategy = svd::parse_strategy_kind(o.strategy);
+  options.variant = svd::parse_variant(o.variant, "--variant");
+  options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
   options.threads = o.threads;
+  if (o.progress) options.progress = print_sweeps("svd", "rotations");
   const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
   require(
       !cuda || options.variant == svd::Variant::Auto || options.variant == svd::Variant::Pointwise,
       "--variant {}: --backend cuda runs auto or pointwise; the blocked variants run on the "
       "CPU only",
       o.variant);
-  const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset);
+  const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset, "--dataset");
   check_matrix(a, o);
   const std::shared_ptr<gpu::Context> context = cuda ? gpu::Context::create(o.device) : nullptr;
   Stopwatch clock;  // on the GPU with the copies to and from it
@@ -179,7 +178,7 @@ void run(const SvdOptions& o) {
                                   {"output", o.output}};
     if (o.hyperbolic >= 0) out["hyperbolic"] = o.hyperbolic;
     if (!o.vectors.empty())
-      out["vectors"] = {vectors_path(o.vectors, "U"), vectors_path(o.vectors, "V")};
+      out["vectors"] = {prefixed_npy(o.vectors, "U"), prefixed_npy(o.vectors, "V")};
     fmt::print("{}\n", out.dump());
     return;
   }
@@ -190,8 +189,8 @@ void run(const SvdOptions& o) {
       o.hyperbolic >= 0 ? "hyperbolic " : "", o.output, stats.sweeps, stats.rotations, stats.rank,
       seconds);
   if (!o.vectors.empty())
-    fmt::print("{}, {}: the singular vectors\n", vectors_path(o.vectors, "U"),
-               vectors_path(o.vectors, "V"));
+    fmt::print("{}, {}: the singular vectors\n", prefixed_npy(o.vectors, "U"),
+               prefixed_npy(o.vectors, "V"));
 }
 
 }  // namespace
@@ -228,6 +227,8 @@ void add_svd_command(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
   add_json_flag(cmd, o->json);
+  cmd->add_flag("--progress", o->progress,
+                "print each sweep on stderr (CPU; the GPU runs every sweep in one launch)");
   cmd->callback([o] { run(*o); });
 }
 

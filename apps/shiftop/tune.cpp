@@ -96,9 +96,8 @@ void write_plot(const std::string& plot_path, const std::string& json) {
 }
 
 void run(const TuneOptions& o) {
-  check_paths({{"--operator", o.operator_path}},
-              {{"--json", o.json_path, io::AtomicOutput::Kind::Stream},
-               {"--plot", o.plot_path, io::AtomicOutput::Kind::File}});
+  check_paths({{"--operator", o.operator_path}}, {{"--json", o.json_path, OutputFormat::Json},
+                                                  {"--plot", o.plot_path, OutputFormat::Plot}});
   const btt::Backend backend = parse_backend(o.backend, o.device);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
   if (!o.plot_path.empty()) {
@@ -108,7 +107,9 @@ void run(const TuneOptions& o) {
   const bool cuda = backend == btt::Backend::Cuda;
   io::OperatorData a;
   if (!o.operator_path.empty()) {
-    a = io::read_operator(o.operator_path, {.slice = {}, .allow_nonfinite = o.allow_nonfinite});
+    a = io::read_operator(o.operator_path, {.slice = {},
+                                            .allow_nonfinite = o.allow_nonfinite,
+                                            .allow_nonfinite_name = kAllowNonfinite});
   } else {
     a.shape = a.full_shape = {o.nd, o.nm, o.nt};
     a.shape.validate();
@@ -234,7 +235,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--plot", o->plot_path,
                   "draw the error-vs-time plot (.png, .svg or .pdf) with the Python package "
                   "shiftop (python -m shiftop.plot; $SHIFTOP_PYTHON picks the interpreter)");
-  cmd->add_flag("--allow-nonfinite", o->allow_nonfinite,
+  cmd->add_flag(kAllowNonfinite, o->allow_nonfinite,
                 "accept NaN/Inf in the operator (the FFT spreads a NaN anywhere in a series to "
                 "every output that series feeds, so the errors are NaN and tune refuses them)");
   cmd->callback([o] { run(*o); });

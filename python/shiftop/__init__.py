@@ -19,6 +19,7 @@ from . import models
 from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapResult,
                       TimeSmoothingPrior, map_point)
 from .data_space import DataSpaceHessian
+from ._progress import SweepProgress
 from .svd import Spectrum, spectrum, svd
 from .circ import CirculantOperator, read_circulant
 from . import ct
@@ -29,5 +30,5 @@ __all__ = [
     "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
     "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
     "Error", "__version__", "svd", "spectrum", "Spectrum", "CirculantOperator", "read_circulant",
-    "ct", "gsvd", "GsvdResult", "regpath", "RegPath",
+    "ct", "gsvd", "GsvdResult", "regpath", "RegPath", "SweepProgress",
 ]

@@ -17,12 +17,24 @@ sinograms are vectors of length k*detectors (row i*detectors + b is bin b at pos
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 import numpy as np
 
 from . import _core
 from .circ import _SUFFIX, CirculantOperator
+
+
+def _integer(name, value):
+    """value as an int; anything else (a float such as 2.5 or 6.0, a bool) is refused by name
+    rather than truncated by int() or refused with the binding's signature."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{name} must be an integer, got {value!r}")
 
 
 class Geometry:
@@ -33,8 +45,11 @@ class Geometry:
 
     def __init__(self, positions=60, rings=32, sectors=240, detectors=128, radius=1.0,
                  source_distance=2.0):
-        self._core = _core.Ct2dGeometry(positions=positions, rings=rings, sectors=sectors,
-                                        detectors=detectors, radius=float(radius),
+        self._core = _core.Ct2dGeometry(positions=_integer("positions", positions),
+                                        rings=_integer("rings", rings),
+                                        sectors=_integer("sectors", sectors),
+                                        detectors=_integer("detectors", detectors),
+                                        radius=float(radius),
                                         source_distance=float(source_distance))
 
     positions = property(lambda self: self._core.positions, doc="k, the source positions")
@@ -90,15 +105,15 @@ def _image(geometry, name, image):
 def shepp_logan(geometry: Geometry, samples: int = 4) -> np.ndarray:
     """The modified Shepp-Logan phantom scaled to the field of view, averaged over each polar
     voxel with samples x samples points: a float64 image vector of length k*nb."""
-    return _core.ct2d_shepp_logan(geometry._core, int(samples))
+    return _core.ct2d_shepp_logan(geometry._core, _integer("samples", samples))
 
 
 def to_cartesian(geometry: Geometry, image, pixels: int = 256) -> np.ndarray:
     """A polar image vector resampled to a (pixels, pixels) float64 array of the square
     [-radius, radius]^2, row 0 at the top; pixels whose centre is outside the field of view
     are 0."""
-    picture = _core.ct2d_to_cartesian(geometry._core, _image(geometry, "image", image),
-                                      int(pixels))
+    pixels = _integer("pixels", pixels)
+    picture = _core.ct2d_to_cartesian(geometry._core, _image(geometry, "image", image), pixels)
     return picture.reshape(pixels, pixels)
 
 
@@ -109,7 +124,7 @@ def poisson_noise(mean, counts: float, seed: int = 0) -> np.ndarray:
     if np.iscomplexobj(mean) or mean.dtype.kind not in "fiu":
         raise TypeError(f"mean has dtype {mean.dtype}: expected real numbers")
     flat = np.ascontiguousarray(mean, dtype=np.float64).reshape(-1)
-    return _core.ct2d_poisson_noise(flat, float(counts), int(seed)).reshape(mean.shape)
+    return _core.ct2d_poisson_noise(flat, float(counts), _integer("seed", seed)).reshape(mean.shape)
 
 
 class Progress(NamedTuple):
@@ -140,7 +155,7 @@ def _reconstruct(method, C, sinogram, iterations, callback):
     report = None if callback is None else (lambda *p: callback(Progress(*p)))
     run = getattr(_core, f"{method}_{_SUFFIX[C.dtype]}")
     with C._lock:
-        image, history = run(C._core, b, int(iterations), report)
+        image, history = run(C._core, b, _integer("iterations", iterations), report)
     return Reconstruction(image, [Progress(*p) for p in history])
 
 

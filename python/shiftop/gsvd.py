@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core
+from ._progress import sweep_reporter
 from ._threads import thread_count
 
 __all__ = ["gsvd", "GsvdResult"]
@@ -107,7 +108,8 @@ def _check_finite(name, a):
 
 
 def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=None,
-         threads=None, max_sweeps=None, backend=None, device=None, full_output=False):
+         threads=None, max_sweeps=None, backend=None, device=None, full_output=False,
+         progress=None):
     """The generalized singular value decomposition of the pair (F, G) by the implicit
     Hari-Zimmermann method (Jacobi-type: every value to high relative accuracy in the pair's
     column scaling)::
@@ -131,6 +133,8 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     block_width: columns per block column of the blocked variants (None: chosen from n).
     threads: OpenMP threads: None (OpenMP's default) or 1 up to the hardware threads; the
         results do not depend on it.
+    progress: as shiftop.svd's: called after every (block-)sweep on the CPU with a
+        shiftop.SweepProgress (its rotations are the sweep's transformations).
     max_sweeps: (block-)sweeps before giving up (None: 50).
     backend: None or 'cpu': on the CPU; 'cuda': the GPU twin (gsvd_gpu.hpp) on GPU `device`
         (None: 0), copied there and back, equal to the CPU's within rounding.
@@ -195,7 +199,7 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     g3 = _column_major(G.reshape(batch, p, n))
     out = _core.gsvd_batched(f3, g3, compute_vectors=bool(vectors), variant=variant,
                              strategy=strategy, block_width=width, threads=workers,
-                             max_sweeps=sweeps, device=gpu)
+                             max_sweeps=sweeps, device=gpu, progress=sweep_reporter(progress))
     converged = out["stats"]["converged"].astype(bool)
     if not full_output and not converged.all():
         first = int(np.argmin(converged))

@@ -274,19 +274,5 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=None, lapla
             raise np.linalg.LinAlgError(str(e)) from None
         raise
     if alphas is None:
-        alphas = _default_alphas(core, nt)
+        alphas = core.default_alphas()  # the C++ library's, which `shiftop regpath` shares
     return RegPath(core, alphas)
-
-
-def _default_alphas(core, nt, count=40):
-    """`count` alphas log-spaced over the positive generalized singular values of every
-    frequency (at most 12 decades below the largest)."""
-    gamma = np.concatenate([core.generalized_values(w) for w in range(nt + 1)])
-    gamma = gamma[gamma > 0]
-    if gamma.size == 0:
-        return np.array([1.0])
-    top = float(gamma.max())
-    bottom = max(float(gamma.min()), top * 1e-12)
-    if bottom == top:
-        bottom, top = top / 10, top * 10
-    return np.logspace(np.log10(bottom), np.log10(top), count)

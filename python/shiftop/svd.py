@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _core, _device_arrays
 from ._numpy_svd import SVDResult, empty_results, full_factors, package
+from ._progress import sweep_reporter
 from ._threads import thread_count
 
 _VARIANTS = ("auto", "pointwise", "block-oriented", "full-block")
@@ -36,8 +37,10 @@ def _working_dtype(dtype):
     if dtype.kind in "biu":
         return np.dtype(np.float64)
     if dtype.kind in "fc":
+        # float64 (complex128) keeps the most of an extended type's precision that shiftop has
+        wider = np.complex128 if dtype.kind == "c" else np.float64
         raise TypeError(f"a has dtype {dtype}: shiftop.svd computes in float32, float64, "
-                        "complex64 or complex128; cast it first (a.astype(np.float32))")
+                        f"complex64 or complex128; cast it first (a.astype(np.{wider.__name__}))")
     raise TypeError(f"a has dtype {dtype}: expected a real or complex numeric array")
 
 
@@ -108,7 +111,7 @@ def _first_nonfinite(a):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=None,
         variant="auto", strategy="rc-closest-rev", rank_tolerance=0.0, threads=None,
-        full_output=False, backend=None, device=None):
+        full_output=False, backend=None, device=None, progress=None):
     """The singular value decomposition of a matrix or a stack of matrices by the one-sided
     (Hestenes) Jacobi method, every singular value to high relative accuracy.
 
@@ -164,6 +167,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=N
         accuracy; a positive value (e.g. sqrt(n) * eps, LAPACK dgejsv's JOBA='A') treats the
         matrix as numerically rank deficient: singular values the column-pivoted QR finds below
         rank_tolerance * sigma_max (roughly) are returned as exactly 0.
+    progress: a callable called after every sweep on the CPU with a shiftop.SweepProgress
+        (matrix, sweep, max_sweeps, rotations), from the calling thread; what it raises ends the
+        call. The GPU runs every sweep in one launch and does not call it.
     threads: OpenMP threads over the matrices of a stack, or over the disjoint pivot pairs of a
         single matrix: None (OpenMP's default) or 1 up to the hardware threads this process may
         run on. The results do not depend on it, bit for bit. Checked, then ignored, on the GPU.
@@ -224,7 +230,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=N
         a3 = np.ascontiguousarray(a3.swapaxes(1, 2)).swapaxes(1, 2)
     out = _core.jacobi_batched(a3, compute_uv=compute_uv, n_plus=n_plus, variant=variant,
                                strategy=strategy, rank_tolerance=float(rank_tolerance),
-                               threads=workers, device=device)
+                               threads=workers, device=device,
+                               progress=sweep_reporter(progress))
     return _results(out, stack, compute_uv, n_plus >= 0, full_output,
                     lambda x: np.conjugate(x, out=x), full_factors if full_matrices else None)
 

@@ -132,7 +132,7 @@ void write(const std::string& path, Values<I> indptr, Values<I> indices, Values<
            index_t mb, index_t nb, bool overwrite) {
   const circ::FirstBlockRow<T> a = first_block_row(indptr, indices, data, k, mb, nb);
   nb::gil_scoped_release unlocked;
-  io::write_circulant(path, a, {.overwrite = overwrite});
+  io::write_circulant(path, a, {.overwrite = overwrite, .overwrite_name = "overwrite=True"});
 }
 
 using History = std::vector<std::tuple<int, double, double, double>>;

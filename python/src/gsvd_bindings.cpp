@@ -34,6 +34,7 @@
 #include "shiftop/svd/gsvd.hpp"
 #include "shiftop/svd/gsvd_gpu.hpp"
 #include "shiftop/svd/strategy.hpp"
+#include "sweep_callback.hpp"
 
 #ifdef SHIFTOP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -113,7 +114,7 @@ template <class T>
 nb::dict gsvd_batched(const PairArray<T>& f, const PairArray<T>& g, bool compute_vectors,
                       const std::string& variant, const std::string& strategy,
                       std::int64_t block_width, int threads, int max_sweeps,
-                      std::optional<int> device) {
+                      std::optional<int> device, const nb::object& progress) {
   const auto batch = static_cast<index_t>(f.shape(0));
   const auto m = static_cast<index_t>(f.shape(1));
   const auto n = static_cast<index_t>(f.shape(2));
@@ -128,8 +129,9 @@ nb::dict gsvd_batched(const PairArray<T>& f, const PairArray<T>& g, bool compute
       column_major_layout("f", batch, m, n, f.stride(0), f.stride(1), f.stride(2));
   const PairLayout lg =
       column_major_layout("g", batch, p, n, g.stride(0), g.stride(1), g.stride(2));
-  const svd::GsvdOptions options =
+  svd::GsvdOptions options =
       gsvd_options(compute_vectors, variant, strategy, block_width, threads, max_sweeps);
+  options.progress = sweep_callback(progress);
 
   svd::BatchedGsvdResult<T> result;
   {
@@ -177,12 +179,14 @@ void def_gsvd_batched(nb::module_& m) {
   m.def("gsvd_batched", &gsvd_batched<T>, "f"_a.noconvert(), "g"_a.noconvert(), nb::kw_only(),
         "compute_vectors"_a = false, "variant"_a = "auto", "strategy"_a = "modmod",
         "block_width"_a = 0, "threads"_a = 0, "max_sweeps"_a = 0, "device"_a = nb::none(),
+        "progress"_a = nb::none(),
         "The GSVD of each pair (f[b], g[b]) of the 3-D arrays f (batch, m, n) and g (batch, p, n) "
         "by the implicit Hari-Zimmermann method, each matrix column-major (read in place), on the "
         "CPU or, with device, on that CUDA device. Returns a dict: 'sigma_f', 'sigma_g' (batch, "
         "n), with compute_vectors 'u' (batch, n, m), 'v' (batch, n, p), 'x' (batch, n, n) (the "
         "library's column-major U, V, X), and 'stats' (sweeps, transformations, "
-        "proper_transformations, converged per pair). Use shiftop.gsvd().");
+        "proper_transformations, converged per pair); progress (CPU) is called with (matrix, "
+        "sweep, max_sweeps, transformations) after every sweep. Use shiftop.gsvd().");
 }
 
 // ---- the regularisation path ----------------------------------------------------------------
@@ -278,6 +282,12 @@ class PyRegPath {
     return {s.nd, s.nm, s.nt};
   }
 
+  nb::ndarray<nb::numpy, double> default_alphas() const {
+    std::vector<double> alphas = path_->default_alphas();
+    const std::size_t k = alphas.size();
+    return owned_array<double, 1>(std::move(alphas), {k});
+  }
+
  private:
   std::unique_ptr<solve::RegularizationPath> path_;
 };
@@ -303,6 +313,9 @@ void bind_gsvd(nb::module_& m) {
       .def("solve", &PyRegPath::solve, "alpha"_a, "The embedded Tikhonov solution (Nm, Nt).")
       .def("generalized_values", &PyRegPath::generalized_values, "w"_a,
            "sigma_f / sigma_g of frequency w (0..Nt), nonincreasing.")
+      .def("default_alphas", &PyRegPath::default_alphas,
+           "The weights of a path given none: 40 log-spaced over the generalized singular values "
+           "(RegularizationPath::default_alphas, shared with the tool).")
       .def_prop_ro("shape", &PyRegPath::shape, "(Nd, Nm, Nt)");
 }
 

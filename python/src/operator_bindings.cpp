@@ -81,7 +81,9 @@ std::shared_ptr<Plan> create(KernelArray kernels, std::optional<KernelArray> fir
 std::shared_ptr<Plan> read(const std::string& path, bool allow_nonfinite,
                            const btt::PlanOptions& options) {
   const io::OperatorData a =
-      io::read_operator(path, {.slice = {}, .allow_nonfinite = allow_nonfinite});
+      io::read_operator(path, {.slice = {},
+                               .allow_nonfinite = allow_nonfinite,
+                               .allow_nonfinite_name = "allow_nonfinite=True"});
   if (a.triangular) return std::make_shared<Plan>(Plan::create(a.first_column, a.shape, options));
   return std::make_shared<Plan>(
       Plan::create_general(a.first_column, a.first_row, a.shape, options));

@@ -36,6 +36,7 @@
 #include "shiftop/svd/jacobi_gpu.hpp"
 #include "shiftop/svd/spectrum.hpp"
 #include "shiftop/svd/strategy.hpp"
+#include "sweep_callback.hpp"
 
 #ifdef SHIFTOP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -121,7 +122,8 @@ svd::JacobiOptions jacobi_options(bool compute_uv, std::int64_t n_plus, const st
 template <class T>
 nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_plus,
                         const std::string& variant, const std::string& strategy,
-                        double rank_tolerance, int threads, std::optional<int> device) {
+                        double rank_tolerance, int threads, std::optional<int> device,
+                        const nb::object& progress) {
   const std::array<index_t, 3> shape{static_cast<index_t>(a.shape(0)),
                                      static_cast<index_t>(a.shape(1)),
                                      static_cast<index_t>(a.shape(2))};
@@ -136,6 +138,7 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   require(threads >= 0, "threads: expected 0 (OpenMP's default) or a positive count, got {}",
           threads);
   options.threads = threads;
+  options.progress = sweep_callback(progress);
 
   svd::BatchedJacobiResult<T> result;
   {
@@ -269,7 +272,7 @@ void def_jacobi_batched(nb::module_& m) {
   m.def("jacobi_batched", &jacobi_batched<T>, "a"_a.noconvert(), nb::kw_only(),
         "compute_uv"_a = true, "n_plus"_a = -1, "variant"_a = "auto",
         "strategy"_a = "rc-closest-rev", "rank_tolerance"_a = 0.0, "threads"_a = 0,
-        "device"_a = nb::none(),
+        "device"_a = nb::none(), "progress"_a = nb::none(),
         "The one-sided Jacobi SVD (n_plus >= 0: the hyperbolic SVD) of each matrix of a 3-D array "
         "(batch, r, c), read in place when each matrix has unit stride along its rows or columns "
         "(column-major only for the hyperbolic SVD), on the CPU or, with device, on that CUDA "
@@ -277,7 +280,8 @@ void def_jacobi_batched(nb::module_& m) {
         "library was given the c x r matrices A^T), 'sigma' (batch, k), and with compute_uv "
         "'u' (batch, k, rows) and 'v' (batch, kv, cols), the library's column-major U and V of "
         "what it was given, and 'stats' (sweeps, rotations, proper_rotations, converged, rank "
-        "per matrix). Use shiftop.svd().");
+        "per matrix); progress (CPU) is called with (matrix, sweep, max_sweeps, rotations) after "
+        "every sweep. Use shiftop.svd().");
 }
 
 }  // namespace

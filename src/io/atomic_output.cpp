@@ -40,18 +40,6 @@ fs::path without_trailing_slash(const std::string& target) {
   return path;
 }
 
-// What a FIFO, device or socket at `target` is (the kernel following its links, /dev/stdout's
-// included), or null for anything else.
-const char* special_file(const std::string& target) {
-  struct stat status {};
-  if (::stat(target.c_str(), &status) != 0) return nullptr;
-  if (S_ISFIFO(status.st_mode)) return "a FIFO";
-  if (S_ISCHR(status.st_mode)) return "a character device";
-  if (S_ISBLK(status.st_mode)) return "a block device";
-  if (S_ISSOCK(status.st_mode)) return "a socket";
-  return nullptr;
-}
-
 // A directory is replaced only if `replaceable` accepts it: one the writer could have written.
 void check_replaceable(const fs::path& resolved, const AtomicOutput::Replaceable& replaceable,
                        const std::string& target) {
@@ -68,6 +56,16 @@ void check_replaceable(const fs::path& resolved, const AtomicOutput::Replaceable
 }
 
 }  // namespace
+
+const char* special_file(const std::string& target) {
+  struct stat status {};
+  if (::stat(target.c_str(), &status) != 0) return nullptr;
+  if (S_ISFIFO(status.st_mode)) return "a FIFO";
+  if (S_ISCHR(status.st_mode)) return "a character device";
+  if (S_ISBLK(status.st_mode)) return "a block device";
+  if (S_ISSOCK(status.st_mode)) return "a socket";
+  return nullptr;
+}
 
 void check_output_path(const std::string& target, AtomicOutput::Kind kind,
                        const AtomicOutput::Replaceable& replaceable) {

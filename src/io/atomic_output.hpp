@@ -55,6 +55,10 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+/// What a FIFO, device or socket at `target` is ("a FIFO", "a character device", ...; the kernel
+/// following its links, /dev/stdout's included), or null for anything else.
+const char* special_file(const std::string& target);
+
 /// Throws shiftop::Error unless `target` can be written as `kind`: a File or Stream is not named
 /// with a trailing '/' (which names a directory); its directory exists and is writable; it is not
 /// a directory (unless `kind` is Directory and `replaceable` accepts it: "out/" names the

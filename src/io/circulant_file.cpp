@@ -142,8 +142,9 @@ void write_circulant(const std::string& path, const circ::FirstBlockRow<T>& a,
   std::error_code error;
   require(
       options.overwrite || !std::filesystem::exists(std::filesystem::symlink_status(path, error)),
-      "{}: already exists: expected a new file (CirculantWriteOptions::overwrite replaces it)",
-      path);
+      "{}: already exists: expected a new file{}", path,
+      options.overwrite_name.empty() ? std::string()
+                                     : fmt::format(" ({} replaces it)", options.overwrite_name));
   AtomicOutput output(path, AtomicOutput::Kind::File);
   h5::Handle file = h5::create_file(output.path());
   h5::write_attribute(file.get(), "mB", a.shape.mb, path);

@@ -311,7 +311,7 @@ OperatorData read_operator(const std::string& dir, const OperatorReadOptions& op
     h5::read_doubles(dataset.get(), offset, count, out, context);
     if (!options.allow_nonfinite)
       require_finite_kernels({out, static_cast<std::size_t>(row_values)}, {1, op.shape.nm, meta.nt},
-                             row, slice.col_begin, context);
+                             row, slice.col_begin, context, options.allow_nonfinite_name);
   }
   if (std::ranges::all_of(op.fftmatvec_attributes, &Attributes::empty))
     op.fftmatvec_attributes.clear();
@@ -456,7 +456,8 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
   const std::array<index_t, 1> length = {count};
   h5::read_doubles(dataset.get(), offset, length, vector.values.data(), context);
   if (!options.allow_nonfinite)
-    require_finite_vectors(vector.values, vector.blocks, vector.nt, context);
+    require_finite_vectors(vector.values, vector.blocks, vector.nt, context,
+                           options.allow_nonfinite_name);
   return vector;
 }
 

@@ -25,15 +25,15 @@ std::vector<std::string> matrix_datasets(hid_t file, const std::string& context)
   return found;
 }
 
-DenseMatrix read_hdf5_matrix(const std::string& path, const std::string& requested) {
+DenseMatrix read_hdf5_matrix(const std::string& path, const std::string& requested,
+                             std::string_view dataset_option) {
   const Handle file = open_file(path);
   std::string name = requested;
   if (name.empty()) {
     const std::vector<std::string> candidates = matrix_datasets(file.get(), path);
     require(candidates.size() == 1,
-            "{}: expected exactly one 2-D dataset at the root, found {} ({}): name it with "
-            "--dataset",
-            path, candidates.size(), fmt::join(candidates, ", "));
+            "{}: expected exactly one 2-D dataset at the root, found {} ({}): name it with {}",
+            path, candidates.size(), fmt::join(candidates, ", "), dataset_option);
     name = candidates.front();
   }
   const std::string context = fmt::format("{}: dataset '{}'", path, name);
@@ -60,13 +60,14 @@ DenseMatrix read_hdf5_matrix(const std::string& path, const std::string& request
 
 }  // namespace
 
-DenseMatrix read_matrix_file(const std::string& path, const std::string& dataset) {
+DenseMatrix read_matrix_file(const std::string& path, const std::string& dataset,
+                             std::string_view dataset_option) {
   if (std::filesystem::path(path).extension() == ".npy") {
-    require(dataset.empty(), "--dataset {}: {} is an .npy file, which holds one array", dataset,
-            path);
+    require(dataset.empty(), "{} {}: {} is an .npy file, which holds one array", dataset_option,
+            dataset, path);
     return read_npy_matrix(path);
   }
-  return read_hdf5_matrix(path, dataset);
+  return read_hdf5_matrix(path, dataset, dataset_option);
 }
 
 }  // namespace shiftop::io

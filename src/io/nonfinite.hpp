@@ -12,13 +12,15 @@ namespace shiftop::io {
 
 /// Throws unless every entry of kernels[rows][cols][nt] is finite; the message names `where`,
 /// the (row, parameter block, time) of the first NaN or infinity in whole-operator indices
-/// (offset by row_begin, col_begin), and the --allow-nonfinite option.
+/// (offset by row_begin, col_begin), and `accepted_by`, the caller's option that accepts them
+/// (none if empty: a command without one must not name it).
 void require_finite_kernels(std::span<const double> kernels, const Shape& slice, index_t row_begin,
-                            index_t col_begin, std::string_view where);
+                            index_t col_begin, std::string_view where,
+                            std::string_view accepted_by);
 
-/// Throws unless every entry of vectors[nrhs][blocks][nt] is finite; the message names `where`
-/// and the (right-hand side, block, time) of the first NaN or infinity.
+/// Throws unless every entry of vectors[nrhs][blocks][nt] is finite; the message names `where`,
+/// the (right-hand side, block, time) of the first NaN or infinity and `accepted_by` as above.
 void require_finite_vectors(std::span<const double> values, index_t blocks, index_t nt,
-                            std::string_view where);
+                            std::string_view where, std::string_view accepted_by);
 
 }  // namespace shiftop::io

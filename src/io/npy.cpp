@@ -330,6 +330,31 @@ NpyHeader read_header(std::FILE* file, std::uintmax_t file_size, const std::stri
   return parse_npy_header(read_header_bytes(file, file_size, path), path);
 }
 
+// The values of an array stored in Fortran order (first index fastest) in C order (last index
+// fastest).
+std::vector<double> fortran_to_c_order(const std::vector<double>& values,
+                                       std::span<const index_t> shape) {
+  const std::size_t rank = shape.size();
+  if (rank < 2) return values;
+  std::vector<std::size_t> c_stride(rank);
+  std::size_t stride = 1;
+  for (std::size_t d = rank; d-- > 0;) {
+    c_stride[d] = stride;
+    stride *= static_cast<std::size_t>(shape[d]);
+  }
+  std::vector<double> out(values.size());
+  std::vector<index_t> at(rank, 0);  // the multi-index of values[k]
+  for (const double value : values) {
+    std::size_t c = 0;
+    for (std::size_t d = 0; d < rank; ++d)
+      c += static_cast<std::size_t>(at[d]) * c_stride[d];
+    out[c] = value;
+    for (std::size_t d = 0; d < rank && ++at[d] == shape[d]; ++d)
+      at[d] = 0;
+  }
+  return out;
+}
+
 HeaderDict parse_dict(std::string_view bytes, std::string_view name) {
   const Preamble preamble = parse_preamble(bytes, name);
   require_header_fits(preamble, bytes.size(), name);
@@ -428,7 +453,11 @@ NpyHeader read_npy_header(const std::string& path) {
 
 NpyArray read_npy(const std::string& path) {
   const OpenFile in = open_for_reading(path);
-  NpyHeader header = read_header(in.file.get(), in.size, path);
+  const std::string bytes = read_header_bytes(in.file.get(), in.size, path);
+  HeaderDict dict = parse_dict(bytes, path);
+  NpyHeader header{.dtype = parse_dtype(dict.descr, path),
+                   .shape = std::move(dict.shape),
+                   .data_offset = bytes.size()};
   const auto count = static_cast<std::size_t>(header.count());
   const std::uintmax_t expected = count * itemsize(header.dtype);
   const std::uintmax_t found = in.size - header.data_offset;
@@ -438,7 +467,8 @@ NpyArray read_npy(const std::string& path) {
           path, expected, count, dtype_name(header.dtype), format_shape(header.shape),
           header.data_offset, found);
 
-  NpyArray array{.shape = std::move(header.shape), .data = std::vector<double>(count)};
+  NpyArray array{
+      .dtype = header.dtype, .shape = std::move(header.shape), .data = std::vector<double>(count)};
   if (header.dtype == DType::Float64) {
     read_exact(in.file.get(), array.data.data(), expected, path);
   } else {
@@ -450,6 +480,7 @@ NpyArray read_npy(const std::string& path) {
       done += n;
     }
   }
+  if (dict.fortran_order) array.data = fortran_to_c_order(array.data, array.shape);
   return array;
 }
 

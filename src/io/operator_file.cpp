@@ -52,7 +52,8 @@ OperatorData read_npy_operator(const std::string& path, const OperatorReadOption
   op.first_column =
       read_npy_slice(path, header, slice.row_begin, slice.row_end, slice.col_begin, slice.col_end);
   if (!options.allow_nonfinite)
-    require_finite_kernels(op.first_column, op.shape, op.row_begin, op.col_begin, path);
+    require_finite_kernels(op.first_column, op.shape, op.row_begin, op.col_begin, path,
+                           options.allow_nonfinite_name);
   return op;
 }
 

@@ -297,10 +297,10 @@ OperatorData read_operator(const std::string& path, const OperatorReadOptions& o
   if (!op.triangular) op.first_row = read_block(file.get(), kFirstRow, slice, op.shape.nt, path);
   if (!options.allow_nonfinite) {
     require_finite_kernels(op.first_column, op.shape, op.row_begin, op.col_begin,
-                           dataset_context(path, kKernels));
+                           dataset_context(path, kKernels), options.allow_nonfinite_name);
     if (!op.triangular)
       require_finite_kernels(op.first_row, op.shape, op.row_begin, op.col_begin,
-                             dataset_context(path, kFirstRow));
+                             dataset_context(path, kFirstRow), options.allow_nonfinite_name);
   }
   require_consistent_lag_zero(op, path);
   op.metadata = read_metadata(file.get(), path);
@@ -356,7 +356,8 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
   h5::read_doubles(dataset.get(), offset, dims, vector.values.data(),
                    dataset_context(path, kVector));
   if (!options.allow_nonfinite)
-    require_finite_vectors(vector.values, vector.blocks, vector.nt, dataset_context(path, kVector));
+    require_finite_vectors(vector.values, vector.blocks, vector.nt, dataset_context(path, kVector),
+                           options.allow_nonfinite_name);
   vector.metadata = read_metadata(file.get(), path);
   const std::vector<Attributes> carried = read_fftmatvec_attributes(file.get(), 0, 1, path);
   if (!carried.empty()) vector.fftmatvec_attributes = carried.front();

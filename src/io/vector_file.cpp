@@ -45,7 +45,8 @@ VectorData read_npy_vector(const std::string& path, const VectorReadOptions& opt
   set_sizes(vector, array.shape);
   vector.values = std::move(array.data);
   if (!options.allow_nonfinite)
-    require_finite_vectors(vector.values, vector.blocks, vector.nt, path);
+    require_finite_vectors(vector.values, vector.blocks, vector.nt, path,
+                           options.allow_nonfinite_name);
   return vector;
 }
 

@@ -144,11 +144,18 @@ std::vector<double> poisson_noise(std::span<const double> mean, double counts, s
   require(std::isfinite(counts) && counts > 0,
           "ct2d: poisson_noise: counts = {}: expected a positive, finite number", counts);
   std::vector<double> out(mean.size());
+  std::size_t largest = 0;
   for (std::size_t i = 0; i < mean.size(); ++i) {
-    require(std::isfinite(mean[i]) && mean[i] >= 0 && mean[i] * counts < 1e15,
-            "ct2d: poisson_noise: mean[{}] = {}: expected a finite value >= 0 (below 1e15 counts)",
-            i, mean[i]);
+    require(std::isfinite(mean[i]) && mean[i] >= 0,
+            "ct2d: poisson_noise: mean[{}] = {}: expected a finite value >= 0", i, mean[i]);
+    if (mean[i] > mean[largest]) largest = i;
   }
+  // The sampler's limit is on the product: a valid mean is never to blame for too many counts.
+  require(mean.empty() || mean[largest] * counts < kMaxPoissonCounts,
+          "ct2d: poisson_noise: counts = {}: the largest mean, mean[{}] = {}, would be {:.3g} "
+          "counts: expected counts below {:.3g}, which keeps every entry below {:g} counts",
+          counts, largest, mean[largest], mean[largest] * counts, kMaxPoissonCounts / mean[largest],
+          kMaxPoissonCounts);
   // Entry i's own stream: the seed mixed twice, the index once (so seed and index never swap).
   const std::uint64_t key = SplitMix64{SplitMix64{seed}.next()}.next();
 #pragma omp parallel for schedule(static)

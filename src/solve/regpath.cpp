@@ -389,6 +389,32 @@ std::vector<double> RegularizationPath::generalized_values(index_t w) const {
   return values;
 }
 
+std::vector<double> RegularizationPath::default_alphas(index_t count) const {
+  require(count >= 2, "regpath: default_alphas: count = {}: expected at least 2", count);
+  const Impl& im = *impl_;
+  double top = 0, bottom = std::numeric_limits<double>::infinity();
+  for (index_t w = 0; w < im.nfreq; ++w)
+    for (const double gamma : generalized_values(w))
+      if (gamma > 0) {
+        top = std::max(top, gamma);
+        bottom = std::min(bottom, gamma);
+      }
+  if (top == 0) return {1.0};
+  bottom = std::max(bottom, top * 1e-12);
+  if (bottom == top) {
+    bottom = top / 10;
+    top *= 10;
+  }
+  std::vector<double> alphas(static_cast<std::size_t>(count));
+  const double decades = std::log10(top / bottom);
+  for (index_t k = 0; k < count; ++k)
+    alphas[static_cast<std::size_t>(k)] =
+        bottom * std::pow(10.0, decades * static_cast<double>(k) / static_cast<double>(count - 1));
+  alphas.front() = bottom;  // the ends exactly: the grid spans the values, no rounding outside
+  alphas.back() = top;
+  return alphas;
+}
+
 std::size_t gcv_choice(std::span<const PathPoint> path) {
   // NaN values (a GCV of 0 / 0 where trace(I - A) underflows) are skipped: NaN < x is false, so
   // a NaN first point would otherwise never be replaced.

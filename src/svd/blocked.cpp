@@ -176,7 +176,7 @@ template <class T>
 BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
                                     StrategyKind strategy, index_t width, bool full_block,
-                                    int max_sweeps, int threads) {
+                                    int max_sweeps, int threads, const SweepCallback& progress) {
   BlockedCounts total;
   if (cols < 2) {
     total.counts.converged = true;
@@ -219,6 +219,8 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
       }
     }
     ++total.counts.sweeps;
+    if (progress)
+      progress({.sweep = total.counts.sweeps, .max_sweeps = max_sweeps, .rotations = rotations});
     // As the pointwise method (svd/pointwise.cpp): converged when no inner sweep found a pair that
     // was not relatively orthogonal, not when no rotation was proper.
     if (rotations == 0) {
@@ -229,10 +231,10 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
   return total;
 }
 
-#define SHIFTOP_INSTANTIATE_BLOCKED(T)                                                        \
-  template BlockedCounts orthogonalize_blocked<T>(T*, index_t, index_t, index_t, T*, index_t, \
-                                                  index_t, std::span<const std::int8_t>,      \
-                                                  StrategyKind, index_t, bool, int, int);
+#define SHIFTOP_INSTANTIATE_BLOCKED(T)                                                   \
+  template BlockedCounts orthogonalize_blocked<T>(                                       \
+      T*, index_t, index_t, index_t, T*, index_t, index_t, std::span<const std::int8_t>, \
+      StrategyKind, index_t, bool, int, int, const SweepCallback&);
 SHIFTOP_INSTANTIATE_BLOCKED(float)
 SHIFTOP_INSTANTIATE_BLOCKED(double)
 SHIFTOP_INSTANTIATE_BLOCKED(std::complex<float>)

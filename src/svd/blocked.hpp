@@ -44,11 +44,13 @@ struct BlockSweep {
 /// method to convergence (max_sweeps), otherwise one inner sweep per pair (block-oriented). Stops
 /// when a block-sweep rotates no pair (every pair relatively orthogonal) or after max_sweeps
 /// block-sweeps. OpenMP over the pairs of a step (threads), each pair's work sequential: the result
-/// does not depend on the thread count, bit for bit.
+/// does not depend on the thread count, bit for bit. progress: called after every block-sweep
+/// (progress.hpp; matrix 0), from the calling thread.
 template <class T>
 BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
                                     StrategyKind strategy, index_t width, bool full_block,
-                                    int max_sweeps, int threads);
+                                    int max_sweeps, int threads,
+                                    const SweepCallback& progress = {});
 
 }  // namespace shiftop::svd::detail

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -117,10 +118,11 @@ detail::HzCounts run_variant(const detail::HzColumns<T>& columns, const GsvdOpti
   if (n < 4) variant = Variant::Pointwise;  // two blocks of at least two columns each
   if (variant == Variant::Pointwise)
     return detail::hz_pointwise(columns, Strategy::create(options.strategy, n), max_sweeps,
-                                options.sort, threads);
+                                options.sort, threads, options.progress);
   const index_t width = options.block_width > 0 ? options.block_width : kDefaultBlockWidth;
   return detail::hz_blocked(columns, options.strategy, options.inner_strategy, width,
-                            variant == Variant::FullBlock, max_sweeps, options.sort, threads)
+                            variant == Variant::FullBlock, max_sweeps, options.sort, threads,
+                            options.progress)
       .counts;
 }
 
@@ -318,12 +320,20 @@ BatchedGsvdResult<T> gsvd_hz_batched(const T* f, index_t ldf, index_t stride_f, 
   // Each pair's error message, so that the first failing pair is reported whatever the schedule.
   std::vector<std::string> errors(static_cast<std::size_t>(batch));
   const int threads = thread_count(options);
+  std::mutex reporting;  // the pairs' sweeps report one at a time (progress.hpp)
 #pragma omp parallel for num_threads(threads) if (batch > 1) schedule(dynamic, 1)
   for (index_t b = 0; b < batch; ++b) {
     try {
+      GsvdOptions each = options;
+      if (options.progress)
+        each.progress = [&options, &reporting, b](SweepProgress sweep) {
+          const std::lock_guard<std::mutex> lock(reporting);
+          sweep.matrix = b;
+          options.progress(sweep);
+        };
       const GsvdResult<T> one =
           solve(f + b * stride_f, m, ldf, g + b * stride_g, p, ldg, n,
-                max_f[static_cast<std::size_t>(b)], max_g[static_cast<std::size_t>(b)], options, 1);
+                max_f[static_cast<std::size_t>(b)], max_g[static_cast<std::size_t>(b)], each, 1);
       std::copy(one.sigma_f.begin(), one.sigma_f.end(), out.sigma_f.begin() + b * n);
       std::copy(one.sigma_g.begin(), one.sigma_g.end(), out.sigma_g.begin() + b * n);
       std::copy(one.u.begin(), one.u.end(), out.u.begin() + b * m * n);

@@ -149,7 +149,7 @@ PairResult process_pair(const HzColumns<T>& cols, index_t p0, index_t wp, index_
 template <class T>
 HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
                            StrategyKind inner_kind, index_t width, bool full_block, int max_sweeps,
-                           bool sort, int threads) {
+                           bool sort, int threads, const SweepCallback& progress) {
   require(columns.columns == nullptr && columns.z != nullptr,
           "hz_blocked: expected the whole matrix and Z");
   HzBlockedCounts total;
@@ -196,6 +196,8 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
       }
     }
     ++total.counts.sweeps;
+    if (progress)
+      progress({.sweep = total.counts.sweeps, .max_sweeps = max_sweeps, .rotations = transformed});
     if (transformed == 0) {  // as svd/gsvd_pointwise.cpp
       total.counts.converged = true;
       break;
@@ -205,9 +207,9 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
 }
 
 template HzBlockedCounts hz_blocked<double>(const HzColumns<double>&, StrategyKind, StrategyKind,
-                                            index_t, bool, int, bool, int);
+                                            index_t, bool, int, bool, int, const SweepCallback&);
 template HzBlockedCounts hz_blocked<std::complex<double>>(const HzColumns<std::complex<double>>&,
                                                           StrategyKind, StrategyKind, index_t, bool,
-                                                          int, bool, int);
+                                                          int, bool, int, const SweepCallback&);
 
 }  // namespace shiftop::svd::detail

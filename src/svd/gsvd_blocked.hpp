@@ -26,8 +26,10 @@ struct HzBlockedCounts {
 /// over the block pairs of a step (threads); each pair is sequential, so the result does not
 /// depend on the thread count, bit for bit. Throws as hz_pointwise for a numerically rank
 /// deficient G.
+/// progress: called after every block-sweep (progress.hpp; matrix 0), from the calling thread.
 template <class T>
 HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer, StrategyKind inner,
-                           index_t width, bool full_block, int max_sweeps, bool sort, int threads);
+                           index_t width, bool full_block, int max_sweeps, bool sort, int threads,
+                           const SweepCallback& progress = {});
 
 }  // namespace shiftop::svd::detail

@@ -213,7 +213,7 @@ PairOutcome process_pair(const HzColumns<T>& c, Real<T>* z_norm2, index_t i, ind
 
 template <class T>
 HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int max_sweeps,
-                      bool sort, int threads) {
+                      bool sort, int threads, const SweepCallback& progress) {
   using R = Real<T>;
   require(strategy.order() == columns.n, "hz_pointwise: strategy of order {} for {} columns",
           strategy.order(), columns.n);
@@ -273,6 +273,8 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
       }
     }
     ++counts.sweeps;
+    if (progress)
+      progress({.sweep = counts.sweeps, .max_sweeps = max_sweeps, .rotations = transformed});
     // Converged when every pair passed section 3.5's test untransformed (as the Jacobi SVD,
     // svd/pointwise.cpp): a transformation whose diagonal rounds to 1 can still move a column.
     if (transformed == 0) {
@@ -283,8 +285,10 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
   return counts;
 }
 
-template HzCounts hz_pointwise<double>(const HzColumns<double>&, const Strategy&, int, bool, int);
+template HzCounts hz_pointwise<double>(const HzColumns<double>&, const Strategy&, int, bool, int,
+                                       const SweepCallback&);
 template HzCounts hz_pointwise<std::complex<double>>(const HzColumns<std::complex<double>>&,
-                                                     const Strategy&, int, bool, int);
+                                                     const Strategy&, int, bool, int,
+                                                     const SweepCallback&);
 
 }  // namespace shiftop::svd::detail

@@ -59,8 +59,9 @@ struct HzColumns {
 /// the result does not depend on it, bit for bit. Throws shiftop::Error when two columns of G
 /// become parallel to working precision ((1 - |b|)(1 + |b|) <= n eps): G is then numerically rank
 /// deficient, which the method cannot handle.
+/// progress: called after every sweep (progress.hpp; matrix 0), from the calling thread.
 template <class T>
 HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int max_sweeps,
-                      bool sort, int threads);
+                      bool sort, int threads, const SweepCallback& progress = {});
 
 }  // namespace shiftop::svd::detail

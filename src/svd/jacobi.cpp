@@ -10,6 +10,7 @@
 #include <complex>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -58,12 +59,12 @@ JacobiStats orthogonalize(T* g, index_t rows, index_t cols, T* v,
   if (variant == Variant::Pointwise) {
     counts = detail::orthogonalize_pointwise(g, rows, cols, rows, v, cols, cols, signs,
                                              Strategy::create(options.strategy, cols), max_sweeps,
-                                             true, threads);
+                                             true, threads, options.progress);
   } else {
-    counts =
-        detail::orthogonalize_blocked(g, rows, cols, rows, v, cols, cols, signs, options.strategy,
-                                      width, variant == Variant::FullBlock, max_sweeps, threads)
-            .counts;
+    counts = detail::orthogonalize_blocked(g, rows, cols, rows, v, cols, cols, signs,
+                                           options.strategy, width, variant == Variant::FullBlock,
+                                           max_sweeps, threads, options.progress)
+                 .counts;
   }
   stats.sweeps = counts.sweeps;
   stats.rotations = counts.rotations;
@@ -222,6 +223,11 @@ JacobiResult<T> solve(const T* a, index_t m, index_t n, index_t lda, Real<T> max
     }
   JacobiOptions tall = options;
   if (wide) std::swap(tall.compute_u, tall.compute_v);
+  if (options.progress && matrix > 0)
+    tall.progress = [&options, matrix](SweepProgress p) {
+      p.matrix = matrix;
+      options.progress(p);
+    };
   JacobiResult<T> result = solve_tall(work, rows, cols, tall, threads);
   if (exponent != 0)
     for (R& s : result.sigma)
@@ -263,12 +269,12 @@ std::string to_string(Variant variant) {
   fail("variant: unknown value {}", static_cast<int>(variant));
 }
 
-Variant parse_variant(std::string_view text) {
+Variant parse_variant(std::string_view text, std::string_view what) {
   for (Variant variant :
        {Variant::Auto, Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
     if (text == to_string(variant)) return variant;
   }
-  fail("variant: expected auto, pointwise, block-oriented or full-block, got '{}'", text);
+  fail("{}: expected auto, pointwise, block-oriented or full-block, got '{}'", what, text);
 }
 
 template <class T>
@@ -300,11 +306,19 @@ BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, inde
   out.stats.resize(static_cast<std::size_t>(batch));
   std::exception_ptr error;
   const int threads = thread_count(options);
+  // The matrices' sweeps report one at a time (progress.hpp).
+  std::mutex reporting;
+  JacobiOptions each = options;
+  if (options.progress)
+    each.progress = [&](const SweepProgress& p) {
+      const std::lock_guard<std::mutex> lock(reporting);
+      options.progress(p);
+    };
 #pragma omp parallel for num_threads(threads) if (batch > 1) schedule(dynamic, 1)
   for (index_t b = 0; b < batch; ++b) {
     try {
       const JacobiResult<T> one =
-          solve(a + b * stride, m, n, lda, max_entry[b], options, batch == 1 ? threads : 1, b);
+          solve(a + b * stride, m, n, lda, max_entry[b], each, batch == 1 ? threads : 1, b);
       std::copy(one.sigma.begin(), one.sigma.end(), out.sigma.begin() + b * r);
       std::copy(one.u.begin(), one.u.end(), out.u.begin() + b * m * r);
       std::copy(one.v.begin(), one.v.end(), out.v.begin() + b * n * r);

@@ -217,7 +217,7 @@ template <class T>
 SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
                                     const Strategy& strategy, int max_sweeps, bool sort,
-                                    int threads) {
+                                    int threads, const SweepCallback& progress) {
   using R = Real<T>;
   require(rows >= 0 && cols >= 0, "orthogonalize_pointwise: rows {} and cols {} must be >= 0", rows,
           cols);
@@ -270,6 +270,8 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
     ++counts.sweeps;
     counts.rotations += rotations;
     counts.proper_rotations += proper;
+    if (progress)
+      progress({.sweep = counts.sweeps, .max_sweeps = max_sweeps, .rotations = rotations});
     // Overflow (a hyperbolic SVD that does not exist: the rotations of a nearly parallel mixed
     // pair grow without bound) makes the cosines NaN, which no test rotates: stop, not converged.
     if (!std::all_of(norms.begin(), norms.end(), [](R x) { return std::isfinite(x); })) break;
@@ -287,17 +289,17 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
 
 template SweepCounts orthogonalize_pointwise(float*, index_t, index_t, index_t, float*, index_t,
                                              index_t, std::span<const std::int8_t>, const Strategy&,
-                                             int, bool, int);
+                                             int, bool, int, const SweepCallback&);
 template SweepCounts orthogonalize_pointwise(double*, index_t, index_t, index_t, double*, index_t,
                                              index_t, std::span<const std::int8_t>, const Strategy&,
-                                             int, bool, int);
+                                             int, bool, int, const SweepCallback&);
 template SweepCounts orthogonalize_pointwise(std::complex<float>*, index_t, index_t, index_t,
                                              std::complex<float>*, index_t, index_t,
                                              std::span<const std::int8_t>, const Strategy&, int,
-                                             bool, int);
+                                             bool, int, const SweepCallback&);
 template SweepCounts orthogonalize_pointwise(std::complex<double>*, index_t, index_t, index_t,
                                              std::complex<double>*, index_t, index_t,
                                              std::span<const std::int8_t>, const Strategy&, int,
-                                             bool, int);
+                                             bool, int, const SweepCallback&);
 
 }  // namespace shiftop::svd::detail

@@ -36,10 +36,11 @@ struct SweepCounts {
 /// Relative orthogonality: |g_p^H g_q| < eps * sqrt(max(rows, cols)) * ||g_p|| * ||g_q||
 /// (orthogonality_tolerance, svd/rotation.hpp), with column norms
 /// computed safely (section 2.6, svd/column_norms.hpp).
+/// * progress: called after every sweep (progress.hpp; matrix 0), from the calling thread.
 template <class T>
 SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
                                     const Strategy& strategy, int max_sweeps, bool sort,
-                                    int threads);
+                                    int threads, const SweepCallback& progress = {});
 
 }  // namespace shiftop::svd::detail

@@ -128,12 +128,12 @@ std::string to_string(StrategyKind kind) {
   fail("strategy: unknown kind {}", static_cast<int>(kind));
 }
 
-StrategyKind parse_strategy_kind(std::string_view text) {
+StrategyKind parse_strategy_kind(std::string_view text, std::string_view what) {
   for (StrategyKind kind : {StrategyKind::ReversedRowCyclicClosest, StrategyKind::RowCyclicClosest,
                             StrategyKind::ModifiedModulus, StrategyKind::RowCyclic}) {
     if (text == to_string(kind)) return kind;
   }
-  fail("strategy: expected rc-closest-rev, rc-closest, modmod or rc, got '{}'", text);
+  fail("{}: expected rc-closest-rev, rc-closest, modmod or rc, got '{}'", what, text);
 }
 
 Strategy Strategy::create(StrategyKind kind, index_t order) {

@@ -126,7 +126,16 @@ TEST_F(CirculantFile, RefusesAnExistingOutputUnlessAsked) {
   const circ::FirstBlockRow<double> a = random_row<double>(4);
   write_circulant(path("a.h5"), a);
   const circ::FirstBlockRow<double> other = random_row<double>(5);
-  expect_error([&] { write_circulant(path("a.h5"), other); }, "already exists");
+  // The refusal names what replaces it in the caller's words only: no C++ name to Python users.
+  try {
+    write_circulant(path("a.h5"), other);
+    ADD_FAILURE() << "an existing file was replaced";
+  } catch (const shiftop::Error& e) {
+    EXPECT_TRUE(std::string(e.what()).ends_with("a.h5: already exists: expected a new file"))
+        << e.what();
+  }
+  expect_error([&] { write_circulant(path("a.h5"), other, {.overwrite_name = "overwrite=True"}); },
+               "a.h5: already exists: expected a new file (overwrite=True replaces it)");
   EXPECT_EQ(read_circulant<double>(path("a.h5")).data, a.data);  // untouched
   write_circulant(path("a.h5"), other, {.overwrite = true});
   EXPECT_EQ(read_circulant<double>(path("a.h5")).data, other.data);

@@ -492,9 +492,16 @@ TEST_F(OperatorFileTest, RefusesNonfiniteValuesNamingTheirLocation) {
   op.first_column[(2 * 4 + 1) * 5 + 3] = std::numeric_limits<double>::infinity();
   for (const std::string name : {"F.h5", "F.npy"}) {
     write_operator(path(name), op);
-    expect_refused(path(name),
-                   "infinity at (row 2, parameter block 1, time 3): expected finite "
-                   "kernel values (--allow-nonfinite accepts them)");
+    // The option that accepts them is named in the caller's words, and only by a caller that
+    // has one (regpath and spectrum have none).
+    const std::string where =
+        "infinity at (row 2, parameter block 1, time 3): expected finite "
+        "kernel values";
+    expect_refused(
+        path(name), where + " (--allow-nonfinite accepts them)",
+        {.slice = {}, .allow_nonfinite = false, .allow_nonfinite_name = "--allow-nonfinite"});
+    const std::string neutral = error_of([&] { read_operator(path(name)); });
+    EXPECT_TRUE(neutral.ends_with(where)) << neutral;
     EXPECT_TRUE(std::isinf(read_operator(path(name), kAllowNonfinite).first_column[48]));
   }
   write_operator(path("F_dir"), op);

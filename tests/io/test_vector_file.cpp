@@ -306,9 +306,15 @@ TEST_F(VectorFileTest, RefusesNonfiniteValuesNamingTheirLocation) {
   x.values[(2 * 4 + 1) * 5 + 3] = std::nan("");
   for (const std::string name : {"x.h5", "x.npy"}) {
     write_vector(path(name), x);
-    expect_refused(path(name),
-                   "NaN at (right-hand side 2, block 1, time 3): expected finite values "
-                   "(--allow-nonfinite accepts them)");
+    // The option that accepts them is named in the caller's words, and only by a caller that
+    // has one.
+    const std::string where = "NaN at (right-hand side 2, block 1, time 3): expected finite values";
+    expect_refused(path(name), where);
+    EXPECT_TRUE(error_of([&] { read_vector(path(name)); }).ends_with(where));
+    EXPECT_TRUE(error_of([&] {
+                  read_vector(path(name), {.allow_nonfinite = false,
+                                           .allow_nonfinite_name = "--allow-nonfinite"});
+                }).ends_with(where + " (--allow-nonfinite accepts them)"));
     EXPECT_TRUE(std::isnan(read_vector(path(name), kAllowNonfinite).values[48]));
   }
   VectorData m = make_vector(1, 4, 5, false, VectorSpace::Parameter, 15);

@@ -171,8 +171,8 @@ def test_tune_refuses_its_operator_or_one_file_for_both(files, option):
         out = shiftop("tune", "--operator", tmp_path / "K.npy", option, output, "--reps", 1)
         refused(out, f"{option} '{output}' is the same file as --operator")
         assert time.monotonic() - t0 < 10
-    out = shiftop("tune", "--nd", 2, "--nm", 3, "--nt", 4, "--reps", 1, "--json", tmp_path / "t",
-                  "--plot", f"{tmp_path}/sub/../t")
+    out = shiftop("tune", "--nd", 2, "--nm", 3, "--nt", 4, "--reps", 1, "--json",
+                  tmp_path / "t.json", "--plot", f"{tmp_path}/sub/../t.json")
     refused(out, "--json", "--plot")
     assert snapshot(tmp_path) == before
 

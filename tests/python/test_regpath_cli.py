@@ -176,6 +176,62 @@ def test_table_note_and_the_exact_solve_it_names(tmp_path):
     assert np.linalg.norm(got - exact) <= 1e-8 * np.linalg.norm(exact)
 
 
+SCALED = (3, 4, 6)  # Nd > Nm / 2: GCV's minimum lies inside the values' range
+
+
+def scaled_problem(tmp_path, scale=1e-5):
+    """F m_true plus 1% noise on a problem whose generalized values are near 1e-5 (as heat2d's,
+    whose largest is 6.7e-5), far below the old default grid's 1e-6..1e2."""
+    rng = np.random.default_rng(4)
+    nd, nm, nt = SCALED
+    column = rng.standard_normal(SCALED) * scale
+    m = np.sin(np.arange(nm * nt)).reshape(nm, nt)
+    d = (dense(column) @ m.ravel()).reshape(nd, nt)
+    d += 1e-2 * np.abs(d).max() * rng.standard_normal(d.shape)
+    np.save(tmp_path / "S.npy", column)
+    np.save(tmp_path / "dS.npy", d)
+    return column
+
+
+def test_default_alphas_span_the_generalized_values(tmp_path):
+    """The default was LOG:1e-6:1e2:41 whatever the scale; now Python's: 40 log-spaced from the
+    smallest positive generalized singular value of every frequency (at most 12 decades below
+    the largest) to the largest. For --reg identity --mass M these are sigma(F^[w]) / M, F^[w]
+    the DFT of the kernels zero-padded to 2 Nt (numpy here)."""
+    column = scaled_problem(tmp_path)
+    out = json.loads(shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy", "--mass", 0.5,
+                             "--json").stdout)
+    nd, nm, nt = SCALED
+    padded = np.zeros((nd, nm, 2 * nt))
+    padded[:, :, :nt] = column
+    blocks = np.moveaxis(np.fft.rfft(padded, axis=2), 2, 0)  # F^[w], w = 0..Nt
+    gamma = np.linalg.svd(blocks, compute_uv=False).ravel() / 0.5
+    top = gamma.max()
+    bottom = max(gamma[gamma > 0].min(), 1e-12 * top)
+    # The GSVD's values against LAPACK's SVD: relative error eps * kappa(F^[w]) (kappa below 30
+    # for these blocks); bound 1e-12, far below the 1e-6 the old grid started at.
+    np.testing.assert_allclose(out["alphas"], np.geomspace(bottom, top, 40), rtol=1e-12)
+    assert 0 < out["chosen"] < 39 and out["chosen_at_grid_end"] is False
+
+
+def test_a_choice_on_the_end_of_the_grid_is_warned_about(tmp_path):
+    scaled_problem(tmp_path)
+    for alphas, end in [("LOG:1e-7:3e-6:5", "large"), ("LOG:4e-5:6e-5:5", "small")]:
+        run = shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy", "--alphas", alphas)
+        warning = [line for line in run.stderr.splitlines() if "warning" in line]
+        assert len(warning) == 1 and warning[0].startswith("shiftop: warning: GCV chose alpha "), \
+            run.stderr
+        assert f"at the {end} end of the 5 alphas" in warning[0] and "widen --alphas" in warning[0]
+        out = json.loads(shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy", "--alphas",
+                                 alphas, "--json").stdout)
+        assert out["chosen_at_grid_end"] is True
+        assert out["chosen"] == (4 if end == "large" else 0)
+    run = shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy", "--choose", "lcurve",
+                  "--alphas", "LOG:1e-7:3e-6:5")
+    assert "shiftop: warning: the L-curve corner chose alpha" in run.stderr
+    assert "warning" not in shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy").stderr
+
+
 def refused(tmp_path, *args):
     run = shiftop("regpath", *args, check=False)
     assert run.returncode == 1, run.stderr
@@ -193,7 +249,7 @@ def refused(tmp_path, *args):
     (["--alphas", "LOG:1:0.1:3"], "expected 0 < MIN <= MAX"),
     (["--alphas", "LOG:0.1:1:2.5"], "expected COUNT an integer"),
     (["--alphas", "LOG:0.1:1"], "expected LOG:MIN:MAX:COUNT"),
-    (["--plot", "p.txt"], "expected a file name ending in .png, .svg or .pdf"),
+    (["--plot", "p.txt"], "expected a name ending in .png, .svg or .pdf"),
 ])
 def test_bad_options_are_refused(tmp_path, extra, message):
     op, *_ = write_problem(tmp_path)

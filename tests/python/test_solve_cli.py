@@ -119,13 +119,24 @@ def test_progress_and_truth(tmp_path):
     assert quiet.stderr == ""
 
 
-def test_maxiter_reports_not_converged(tmp_path):
+@pytest.mark.parametrize("json_summary", [True, False])
+def test_maxiter_reports_not_converged_and_fails(tmp_path, json_summary):
+    """Not converged was exit status 0 (issue 28: regpath's exact `shiftop solve` command ended
+    "NOT converged after 1000 iterations" and succeeded): now 1, the outputs written."""
     write_problem(tmp_path)
+    extra = ["--json", tmp_path / "s.json"] if json_summary else []
     run = shiftop("solve", "--operator", tmp_path / "F.npy", "--data", tmp_path / "d.npy",
                   "--noise-variance", 1e-4, "--maxiter", 1, "--tol", 1e-14, "-o",
-                  tmp_path / "m.npy", "--json", tmp_path / "s.json")
+                  tmp_path / "m.npy", *extra, check=False)
+    assert run.returncode == 1
     assert "NOT converged after 1 iterations" in run.stdout
-    assert json.loads((tmp_path / "s.json").read_text())["converged"] is False
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "shiftop: error: --maxiter 1: CG did not converge: relative residual "), run.stderr
+    assert f"the last iterate is written to {tmp_path / 'm.npy'}" in lines[0]
+    assert np.load(tmp_path / "m.npy").shape == (NM, NT)
+    if json_summary:
+        assert json.loads((tmp_path / "s.json").read_text())["converged"] is False
 
 
 @pytest.mark.parametrize("args,message", [

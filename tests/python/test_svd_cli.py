@@ -262,7 +262,7 @@ def test_spectrum_bad_input(tmp_path):
     assert "--rank-tolerance: expected 0" in refused(tmp_path, "spectrum", tmp_path / "F.npy",
                                                      "--rank-tolerance", "-1")
     assert "nope.h5" in refused(tmp_path, "spectrum", tmp_path / "nope.h5")
-    assert "expected a file name ending in .png, .svg or .pdf" in refused(
+    assert "expected a name ending in .png, .svg or .pdf" in refused(
         tmp_path, "spectrum", tmp_path / "F.npy", "--plot", tmp_path / "s.txt")
     bad = np.ones((2, 2, 3))
     bad[1, 0, 2] = np.nan

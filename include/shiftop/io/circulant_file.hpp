@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "shiftop/circ/operator.hpp"
 
@@ -38,6 +39,9 @@ circ::FirstBlockRow<T> read_circulant(const std::string& path);
 struct CirculantWriteOptions {
   /// Replace a file already at the path (else refused, naming the path).
   bool overwrite = false;
+  /// What replaces it in the caller's words, which the refusal names ("--overwrite" in the tool,
+  /// "overwrite=True" in Python); empty names nothing.
+  std::string_view overwrite_name = {};
 };
 
 /// Validates `a` and writes it to `path` atomically (a temporary file renamed into place), values

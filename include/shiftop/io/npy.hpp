@@ -1,6 +1,6 @@
 // NumPy .npy files: read format versions 1.0, 2.0 and 3.0 of little-endian float64/float32
-// C-order arrays, write float64 as version 1.0 (2.0 only when the header needs it). Dense
-// matrices (the svd command) may also be complex and in Fortran order.
+// C-order arrays (whole arrays also in Fortran order), write float64 as version 1.0 (2.0 only
+// when the header needs it). Dense matrices (the svd command) may also be complex.
 // Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #pragma once
 
@@ -28,6 +28,7 @@ struct NpyHeader {
 
 /// An array read from an .npy file, converted to float64 (float32 values convert exactly).
 struct NpyArray {
+  DType dtype = DType::Float64;  // the file's
   std::vector<index_t> shape;
   std::vector<double> data;  // C order
 };
@@ -41,7 +42,9 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view name);
 /// Reads and parses the header of the .npy file at `path`.
 NpyHeader read_npy_header(const std::string& path);
 
-/// Reads a whole .npy file; throws shiftop::Error if the data section is shorter than the header
+/// Reads a whole .npy file, in C or Fortran order (returned in C order, unlike the header, which
+/// readers of parts use and so must be C order); throws shiftop::Error for what
+/// parse_npy_header refuses but the order, and if the data section is shorter than the header
 /// says. Bytes after the data section are ignored, as NumPy does.
 NpyArray read_npy(const std::string& path);
 

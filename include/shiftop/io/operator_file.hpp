@@ -77,6 +77,9 @@ struct OperatorReadOptions {
   OperatorSlice slice{};
   /// Accept NaN and infinity in the kernels instead of refusing them with their location.
   bool allow_nonfinite = false;
+  /// What accepts them in the caller's words, which the refusal names ("--allow-nonfinite" in
+  /// the tool, "allow_nonfinite=True" in Python); empty where the caller offers no such choice.
+  std::string_view allow_nonfinite_name = {};
 };
 
 /// The format of an existing operator: FFTMatvec for a directory (the one that contains

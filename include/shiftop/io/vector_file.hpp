@@ -50,6 +50,8 @@ struct VectorData {
 struct VectorReadOptions {
   /// Accept NaN and infinity instead of refusing them with their location.
   bool allow_nonfinite = false;
+  /// What accepts them in the caller's words, which the refusal names (as OperatorReadOptions').
+  std::string_view allow_nonfinite_name = {};
 };
 
 std::string_view to_string(VectorFormat format);

@@ -88,8 +88,12 @@ std::vector<double> shepp_logan(const Geometry& g, int samples = 4);
 /// outside the field of view are 0. Each pixel takes the value of the voxel holding its centre.
 std::vector<double> to_cartesian(const Geometry& g, std::span<const double> image, index_t pixels);
 
+/// The most counts one entry of poisson_noise may have (mean * counts).
+inline constexpr double kMaxPoissonCounts = 1e15;
+
 /// Poisson noise: each entry of `mean` (>= 0) times `counts` is replaced by a Poisson sample
-/// divided by `counts` (so larger counts mean less noise); deterministic for a seed.
+/// divided by `counts` (so larger counts mean less noise); deterministic for a seed. Throws
+/// shiftop::Error naming `counts` where an entry would exceed kMaxPoissonCounts.
 std::vector<double> poisson_noise(std::span<const double> mean, double counts, std::uint64_t seed);
 
 }  // namespace shiftop::models::ct2d

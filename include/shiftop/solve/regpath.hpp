@@ -93,6 +93,12 @@ class RegularizationPath {
   std::vector<double> solve(double alpha) const;
   /// The generalized singular values sigma_f / sigma_g of frequency w (0..Nt), nonincreasing.
   std::vector<double> generalized_values(index_t w) const;
+  /// The weights a path takes when none are given (the tool's and Python's default): `count`
+  /// alphas (>= 2) log-spaced from the smallest positive generalized singular value of every
+  /// frequency (at most 12 decades below the largest) to the largest, the range over which the
+  /// filter factors gamma^2 / (gamma^2 + alpha^2) go from 1 to 0 whatever the problem's scale; a
+  /// decade either side of a single value; {1} when none is positive.
+  std::vector<double> default_alphas(index_t count = 40) const;
 
  private:
   struct Impl;

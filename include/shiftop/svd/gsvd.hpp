@@ -43,6 +43,8 @@ struct GsvdOptions {
   /// The local sorting of section 3.2.2 (Algorithm 7 for pairs): after each transformation the
   /// pair's columns are ordered so that sigma_f / sigma_g does not increase.
   bool sort = true;
+  /// Called after every (block-)sweep (progress.hpp); empty: not called.
+  SweepCallback progress = {};
 };
 
 struct GsvdStats {

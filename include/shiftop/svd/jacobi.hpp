@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "shiftop/core/shape.hpp"
+#include "shiftop/svd/progress.hpp"
 #include "shiftop/svd/strategy.hpp"
 
 namespace shiftop::svd {
@@ -39,8 +40,9 @@ enum class Variant {
 
 /// "auto", "pointwise", "block-oriented", "full-block".
 std::string to_string(Variant variant);
-/// The inverse of to_string; shiftop::Error naming the text and the accepted names otherwise.
-Variant parse_variant(std::string_view text);
+/// The inverse of to_string; shiftop::Error naming `what` (the caller's name of the choice: the
+/// tool's "--variant"), the text and the accepted names otherwise.
+Variant parse_variant(std::string_view text, std::string_view what = "variant");
 
 struct JacobiOptions {
   bool compute_u = false;
@@ -67,6 +69,8 @@ struct JacobiOptions {
   /// numerical rank as dgejsv's JOBA = 'A' does with sqrt(n) * eps: the dropped singular values
   /// are exactly 0 (the matrix treated as rank deficient, with absolute error bounds).
   double rank_tolerance = 0.0;
+  /// Called after every sweep (progress.hpp); empty: not called.
+  SweepCallback progress = {};
 };
 
 struct JacobiStats {

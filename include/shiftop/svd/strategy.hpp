@@ -41,8 +41,9 @@ enum class StrategyKind {
 
 /// "rc-closest-rev", "rc-closest", "modmod", "rc".
 std::string to_string(StrategyKind kind);
-/// The inverse of to_string; shiftop::Error naming the text and the accepted names otherwise.
-StrategyKind parse_strategy_kind(std::string_view text);
+/// The inverse of to_string; shiftop::Error naming `what` (the caller's name of the choice: the
+/// tool's "--strategy"), the text and the accepted names otherwise.
+StrategyKind parse_strategy_kind(std::string_view text, std::string_view what = "strategy");
 
 /// A parallel (quasi-)sweep for `order` (block-)columns. Any order >= 1: for the row-cyclic-closest
 /// kinds, an odd order, or an even order whose base 2o is not tabulated (2o > 62), is embedded in

@@ -173,7 +173,7 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
 
   std::vector<PairResult> results;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    std::int64_t transformed = 0;
+    std::int64_t transformed = 0, proper = 0;
     for (index_t s = 0; s < outer.steps(); ++s) {
       const auto pairs = outer.step(s);
       const auto count = static_cast<index_t>(pairs.size());
@@ -193,12 +193,13 @@ HzBlockedCounts hz_blocked(const HzColumns<T>& columns, StrategyKind outer_kind,
         total.counts.proper_transformations += r.counts.proper_transformations;
         total.qr_shortenings += r.qr;
         transformed += r.counts.transformations;
+        proper += r.counts.proper_transformations;
       }
     }
     ++total.counts.sweeps;
     if (progress)
       progress({.sweep = total.counts.sweeps, .max_sweeps = max_sweeps, .rotations = transformed});
-    if (transformed == 0) {  // as svd/gsvd_pointwise.cpp
+    if (proper == 0) {  // as svd/gsvd_pointwise.cpp
       total.counts.converged = true;
       break;
     }

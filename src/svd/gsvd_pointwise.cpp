@@ -201,7 +201,7 @@ PairOutcome process_pair(const HzColumns<T>& c, Real<T>* z_norm2, index_t i, ind
     }
     return outcome;
   }
-  const HzTransform<R> t = hz_transform(pivot, sort);
+  const HzTransform<R> t = hz_transform(pivot, sort, tolerance);
   outcome.proper = t.proper;
   // [x_i x_j] <- [d_i x_i  d_j x_j] Z^: fold the normalisation into the coefficients.
   transform_all(c, z_norm2, i, j, scaled(t.z_ii, d_i), scaled(t.z_ji, d_j), scaled(t.z_ij, d_i),
@@ -225,7 +225,9 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
   }
   const R eps = unit_roundoff<R>();
   const R order = static_cast<R>(columns.n);
-  const R tolerance = eps * std::sqrt(order);  // section 3.5
+  // Section 3.5's eps sqrt(n), with n at least the columns' length (svd/rotation.hpp says why).
+  const R tolerance =
+      orthogonality_tolerance<R>(std::max(columns.rows_f, columns.rows_g), columns.n);
   const R parallel_limit = order * eps;
   const index_t rows =
       columns.rows_f + columns.rows_g + columns.rows_z + (columns.w ? columns.rows_w : 0);
@@ -236,7 +238,7 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
     z_norm2[static_cast<std::size_t>(j)] = sum_squares(columns.z + j * columns.ldz, columns.rows_z);
   std::vector<PairOutcome> outcomes;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    std::int64_t transformed = 0;
+    std::int64_t transformed = 0, proper = 0;
     for (index_t s = 0; s < strategy.steps(); ++s) {
       const auto pairs = strategy.step(s);
       const auto count = static_cast<index_t>(pairs.size());
@@ -270,14 +272,15 @@ HzCounts hz_pointwise(const HzColumns<T>& columns, const Strategy& strategy, int
         counts.transformations += o.transformed ? 1 : 0;
         counts.proper_transformations += o.proper ? 1 : 0;
         transformed += o.transformed ? 1 : 0;
+        proper += o.proper ? 1 : 0;
       }
     }
     ++counts.sweeps;
     if (progress)
       progress({.sweep = counts.sweeps, .max_sweeps = max_sweeps, .rotations = transformed});
-    // Converged when every pair passed section 3.5's test untransformed (as the Jacobi SVD,
-    // svd/pointwise.cpp): a transformation whose diagonal rounds to 1 can still move a column.
-    if (transformed == 0) {
+    // Converged when no transformation moved a column by more than the tolerance (hz_transform's
+    // "proper", measured on the columns: a diagonal of Z^ that rounds to 1 can still move one).
+    if (proper == 0) {
       counts.converged = true;
       break;
     }

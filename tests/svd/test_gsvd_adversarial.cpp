@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shiftop/core/error.hpp"
@@ -175,6 +176,37 @@ TEST(GsvdAdversarial, IdentityGGivesSingularValuesOfF) {
 // One column of G scaled by 1e-300, the others O(1): one generalized value near 1e300, whose
 // square overflows inside the method. Either an accurate factorisation with that value, or the
 // documented refusal naming the overflow; never inf or NaN.
+// F = G: every generalized singular value is 1, and the transformations only orthonormalise G,
+// whose computed cosines then sit at the rounding of a dot product over the columns' length (about
+// sqrt(rows) eps). Section 3.5's threshold eps sqrt(n) lies below that for tall pairs: once every
+// transformation counted towards convergence (not only the "proper" ones), a 30 x 20 pair rotated
+// for 50 sweeps and was reported not converged. The threshold is eps sqrt(max(m, p, n)), as the
+// Jacobi SVD's (svd/rotation.hpp). Every variant, real and complex, square to tall.
+TEST(GsvdAdversarial, EqualPairConvergesToOnes) {
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{7, 7}, {30, 20}, {200, 10}}) {
+    const auto f = random_matrix<C>(m, n, 31u + static_cast<unsigned>(m));
+    std::vector<double> real_f(f.size());
+    for (std::size_t i = 0; i < f.size(); ++i)
+      real_f[i] = f[i].real();
+    for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
+      GsvdOptions o;
+      o.variant = variant;
+      o.block_width = 4;
+      const auto check = [&](const auto& r, const char* type) {
+        SCOPED_TRACE(::testing::Message() << m << " x " << n << " " << type << ", variant "
+                                          << shiftop::svd::to_string(variant));
+        EXPECT_TRUE(r.stats.converged);
+        // sigma_f = sigma_g to rounding: the two norms of the same column (f_i = g_i) and the
+        // quotient, a few eps; 8 n eps bounds it with room for the transformations' rounding.
+        for (const double v : r.values())
+          EXPECT_NEAR(v, 1.0, 8 * static_cast<double>(n) * kEps);
+      };
+      check(gsvd_hz(real_f.data(), m, m, real_f.data(), m, m, n, o), "real");
+      check(gsvd_hz(f.data(), m, m, f.data(), m, m, n, o), "complex");
+    }
+  }
+}
+
 TEST(GsvdAdversarial, TinyColumnOfG) {
   const index_t m = 5, p = 6, n = 4;
   const auto f = random_matrix<double>(m, n, 21);

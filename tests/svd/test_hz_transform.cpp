@@ -13,6 +13,10 @@
 namespace shiftop::svd::detail {
 namespace {
 
+// A transformation is proper when it moves a column by at least this fraction of its norm: the
+// drivers pass their orthogonality tolerance (eps sqrt(2) for a pair of 2-row columns).
+const double kNegligible = unit_roundoff<double>() * std::sqrt(2.0);
+
 using Long = long double;
 using C = std::complex<Long>;
 
@@ -89,7 +93,7 @@ TEST_P(HzTransformTest, DiagonalisesThePairAndSorts) {
     const double scale = std::pow(10.0, (trial % 9) - 4.0);
     const double tilt = trial % 5 == 0 ? 30.0 : 0.0;
     const RandomPair r = random_pair(engine, complex, scale, tilt);
-    const HzTransform<double> t = hz_transform(r.pivot, true);
+    const HzTransform<double> t = hz_transform(r.pivot, true, kNegligible);
     const Mat2 z = as_matrix(t);
     const Mat2 b = congruence(z, 1, r.b, 1);
     const Mat2 a = congruence(z, r.a_ii, r.a_ij, r.a_jj);
@@ -123,7 +127,7 @@ TEST(HzTransform, RealPairsAreTheThesisFormulas) {
   std::mt19937_64 engine(11);
   for (int trial = 0; trial < 500; ++trial) {
     const RandomPair r = random_pair(engine, false, std::pow(10.0, trial % 5 - 2.0), 0.0);
-    const HzTransform<double> t = hz_transform(r.pivot, false);
+    const HzTransform<double> t = hz_transform(r.pivot, false, kNegligible);
     const Long b = r.b.real(), a_ij = r.a_ij.real();
     const Long root_plus = std::sqrt(1 + b), root_minus = std::sqrt(1 - b);
     const Long xi = b / (root_plus + root_minus);
@@ -155,18 +159,42 @@ TEST(HzTransform, RealPairsAreTheThesisFormulas) {
 }
 
 TEST(HzTransform, IdentityForAnOrthogonalPair) {
-  const HzTransform<double> t = hz_transform(HzPivot<double>{4.0, 1.0, {0, 0}, {0, 0}}, true);
+  const HzTransform<double> t =
+      hz_transform(HzPivot<double>{4.0, 1.0, {0, 0}, {0, 0}}, true, kNegligible);
   EXPECT_FALSE(t.proper);
   EXPECT_EQ(t.z_ii.re, 1.0);
   EXPECT_EQ(t.z_ij.re, 0.0);
   EXPECT_EQ(t.z_ji.re, 0.0);
   EXPECT_EQ(t.z_jj.re, 1.0);
-  // Out of order: the sorting swaps, which is a proper transformation.
-  const HzTransform<double> s = hz_transform(HzPivot<double>{1.0, 4.0, {0, 0}, {0, 0}}, true);
+  // Out of order: the sorting swaps, which moves no column (the finish sorts the values): not
+  // proper, so that equal values swapped back and forth by rounding do not keep a sweep going.
+  const HzTransform<double> s =
+      hz_transform(HzPivot<double>{1.0, 4.0, {0, 0}, {0, 0}}, true, kNegligible);
   EXPECT_TRUE(s.swapped);
-  EXPECT_TRUE(s.proper);
+  EXPECT_FALSE(s.proper);
   EXPECT_EQ(s.z_ij.re, 1.0);
   EXPECT_EQ(s.z_ji.re, 1.0);
+}
+
+// "Proper" is measured on the columns. A pair whose F-columns differ 1e8 in norm and have the
+// cosine 0.1: the rotation has cos == 1 and a tangent of 1e-9, so Z^'s diagonal is exactly 1 (the
+// thesis' test: not proper, and a graded pair stopped 58% wrong), yet z_ij ||f_i|| moves f_j by a
+// tenth of its norm. And a pair F = G at the level of rounding (b = a_ij = 2e-16): the
+// transformation moves each column by about |b| / 2, below the tolerance: not proper (before,
+// such pairs and the sorting's swaps of their equal values kept every sweep going).
+TEST(HzTransform, ProperMeansAColumnMovesBeyondTheTolerance) {
+  const HzTransform<double> graded =
+      hz_transform(HzPivot<double>{1.0, 1e-16, {1e-9, 0}, {0, 0}}, true, kNegligible);
+  EXPECT_EQ(graded.z_ii.re, 1.0);
+  EXPECT_EQ(graded.z_jj.re, 1.0);
+  EXPECT_FALSE(graded.swapped);
+  EXPECT_TRUE(graded.proper);
+  const HzTransform<double> rounding =
+      hz_transform(HzPivot<double>{1.0, 1.0, {2e-16, 0}, {2e-16, 0}}, true, kNegligible);
+  EXPECT_FALSE(rounding.proper);
+  const HzTransform<double> large =
+      hz_transform(HzPivot<double>{1.0, 1.0, {0.5, 0}, {0.3, 0}}, true, kNegligible);
+  EXPECT_TRUE(large.proper);
 }
 
 }  // namespace

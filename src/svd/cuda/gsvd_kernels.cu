@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(512)
                  Pair2<double>{}, Pair2<double>{dj, 0}};
           }
         } else {
-          const detail::HzTransform<double> t = detail::hz_transform(pivot, batch.sort);
+          const detail::HzTransform<double> t = detail::hz_transform(pivot, batch.sort, tolerance);
           // the normalisation d folded into the coefficients, as the CPU does
           c = {scaled(t.z_ii, di), scaled(t.z_ji, dj), scaled(t.z_ij, di), scaled(t.z_jj, dj)};
           is_proper = t.proper;
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(512)
     transformations += state.transformations;
     proper += state.proper;
     failed = state.status != kGsvdOk;
-    if (!failed && state.transformations == 0) converged = true;  // as the CPU
+    if (!failed && state.proper == 0) converged = true;  // as the CPU
     if (converged) break;
   }
   __syncthreads();

@@ -147,10 +147,10 @@ __global__ void __launch_bounds__(512)
   __syncthreads();
 
   // The sweeps (section 3.5's pStep per parallel step). Tolerances of the CPU driver: transform
-  // when |b| or the scaled |a_ij| reach eps sqrt(n); G's columns parallel to working precision
-  // when (1 - |b|)(1 + |b|) <= n eps.
+  // when |b| or the scaled |a_ij| reach eps sqrt(max(m, p, n)); G's columns parallel to working
+  // precision when (1 - |b|)(1 + |b|) <= n eps.
   constexpr double eps = 0x1p-53;
-  const double tolerance = eps * sqrt(static_cast<double>(n));
+  const double tolerance = detail::orthogonality_tolerance<double>(m > p ? m : p, n);
   const double parallel = static_cast<double>(n) * eps;
   // F's zero test (the CPU's f_zero2): ||f_i||^2 <= (eps sqrt(m n))^2 ||y_i||^2.
   const double f_zero2 = eps * eps * static_cast<double>(m) * static_cast<double>(n);

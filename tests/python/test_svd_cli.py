@@ -126,6 +126,25 @@ def test_json_and_text(tmp_path):
     assert "5 x 4 complex128, 4 singular values in" in text
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_row_graded_matrix_in_either_order(tmp_path, order):
+    """Issue 28's matrix, diag(1, 1e-8, 1e-16, 1e-24) times a normal 4 x 4: in Fortran order the
+    tool stopped after one sweep, "converged", with the two smallest values 2% and 6% off and V^T V
+    - I at 0.23. The correct values (a 60-digit decimal Jacobi, tests/python/package/
+    test_svd_graded.py, and the issue) are 3.822e-17 and 6.469e-25; the bounds are the values'
+    relative perturbation bound, 64 n eps kappa (kappa < 100 here), and orthogonality to 32 n eps."""
+    rng = np.random.default_rng(1)
+    a = np.diag([1, 1e-8, 1e-16, 1e-24]) @ rng.standard_normal((4, 4))
+    s, u, v, done = run_svd(tmp_path, a, "--json", order=order)
+    eps = np.finfo(np.float64).eps
+    assert s[2] == pytest.approx(3.8222660857e-17, rel=64 * 4 * 100 * eps)
+    assert s[3] == pytest.approx(6.4691645919e-25, rel=64 * 4 * 100 * eps)
+    assert np.max(np.abs(v.T @ v - np.eye(4))) <= 32 * 4 * eps
+    assert np.max(np.abs(u.T @ u - np.eye(4))) <= 32 * 4 * eps
+    stats = json.loads(done.stdout)
+    assert stats["converged"] and stats["sweeps"] >= 2
+
+
 def refused(tmp_path, *args):
     run = shiftop(*args, check=False)
     assert run.returncode != 0

@@ -16,8 +16,8 @@ struct SweepProgress {
   index_t matrix = 0;  ///< its index in a batch (0 for a single matrix)
   int sweep = 0;       ///< sweeps done on it, from 1
   int max_sweeps = 0;  ///< the most it may run
-  std::int64_t rotations =
-      0;  ///< rotations (GSVD: transformations) in this sweep (SVD: 0 = converged)
+  /// Rotations (GSVD: transformations) in this sweep; the SVD has converged when it is 0.
+  std::int64_t rotations = 0;
 };
 
 /// Called after every sweep on the CPU, from the thread that ran it; within a batch the calls are

@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/threads.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "shiftop/gpu/devices.hpp"
 #endif
@@ -43,22 +42,19 @@ void add_device_option(CLI::App* cmd, int& device) {
   add_count_option(cmd, "--device", device, "CUDA device index", kNonNegative);
 }
 
-int max_threads() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0)
-    return CPU_COUNT(&allowed);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 void add_threads_option(CLI::App* cmd, int& threads) {
-  const int hardware = max_threads();
-  add_count_option(cmd, "--threads", threads,
-                   fmt::format("CPU threads (0: all; at most the {} hardware threads)", hardware),
-                   integer_between(0, hardware,
-                                   fmt::format("between 0 (all) and {}, the hardware threads this "
-                                               "process may run on",
-                                               hardware)));
+  // At most the hardware threads, as Python's threads=: more only oversubscribes the cores (on 2
+  // cores a 2x3x4 apply took 0.007 ms with 2 threads, 0.35 ms with 8; bench/NOTES.md).
+  const int hardware = hardware_threads();
+  add_count_option(
+      cmd, "--threads", threads,
+      fmt::format("CPU threads (0: OpenMP's default, OMP_NUM_THREADS or all; at most the {} "
+                  "hardware threads)",
+                  hardware),
+      integer_between(0, hardware,
+                      fmt::format("between 0 (OpenMP's default) and {}, the hardware threads this "
+                                  "process may run on",
+                                  hardware)));
 }
 
 void add_json_flag(CLI::App* cmd, bool& json) {

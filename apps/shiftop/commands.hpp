@@ -55,15 +55,9 @@ inline constexpr const char* kBackendNames = "cpu or cuda";
 /// device (0)").
 btt::Backend parse_backend(const std::string& text, int device = 0);
 
-/// The most --threads accepts: the hardware threads this process may run on (its CPU affinity
-/// mask). More only oversubscribes the cores: on 2 cores a 2x3x4 apply took 0.007 ms with 2
-/// threads, 0.21 ms with 4 and 0.35 ms with 8 (bench/NOTES.md), and around 10^5 threads libgomp
-/// crashes instead of failing.
-int max_threads();
-
 /// --backend (the backend's name, parsed by parse_backend), --device (the GPU), --threads (CPU
-/// threads, 0: all, at most max_threads()) and --json (one JSON object on stdout), the same in
-/// every command that takes them.
+/// threads, 0: OpenMP's default, at most shiftop::hardware_threads()) and --json (one JSON object
+/// on stdout), the same in every command that takes them.
 void add_backend_option(CLI::App* cmd, std::string& backend);
 void add_device_option(CLI::App* cmd, int& device);
 void add_threads_option(CLI::App* cmd, int& threads);

@@ -3,7 +3,7 @@
 
 # --threads: at most the hardware threads, one validator for every command (libgomp crashed on
 # 100000 and a tiny run was 28x slower at twice the cores; test_cli_messages.py tries one more).
-shiftop_cli_test(threads_too_many ON "--threads: must be between 0 \\(all\\) and [0-9]+, the hardware threads this process may run on, got '100000'"
+shiftop_cli_test(threads_too_many ON "--threads: must be between 0 \\(OpenMP's default\\) and [0-9]+, the hardware threads this process may run on, got '100000'"
   bench --nd 2 --nm 3 --nt 4 --threads 100000)
 shiftop_cli_test(threads_billion ON "--threads: must be between 0 .*, got '1000000000'" matvec
   --operator ${data}/K.npy --input ${data}/m.npy --output ${data}/threads.npy --threads 1000000000)

@@ -120,8 +120,8 @@ HARDWARE_THREADS = len(os.sched_getaffinity(0))
 @pytest.mark.parametrize("threads", [HARDWARE_THREADS + 1, 100000, 10**9, 2**31, -2])
 def test_threads_beyond_the_limit_are_refused(tmp_path, threads):
     out = shiftop("bench", "--nd", 2, "--nm", 3, "--nt", 4, "--threads", threads, "--reps", 1)
-    refused(out, f"--threads: must be between 0 (all) and {HARDWARE_THREADS}, the hardware threads",
-            status=105)
+    refused(out, f"--threads: must be between 0 (OpenMP's default) and {HARDWARE_THREADS}, "
+            "the hardware threads", status=105)
     assert f"got '{threads}'" in out.stderr
 
 

@@ -46,8 +46,10 @@ inline std::vector<double> transpose(const std::vector<double>& a, std::int64_t 
 }
 
 // The condition number of a with its rows (Grading::Rows) or columns scaled to unit norm: the
-// kappa of the relative perturbation theory (Demmel and Veselic), which the grading does not
-// enter. LAPACK's dgesvd is accurate for it: the equilibrated matrix is well conditioned.
+// kappa of the relative perturbation theory (Demmel and Veselic, SIAM J. Matrix Anal. Appl. 13
+// (1992), for B D; Drmac, SIAM J. Sci. Comput. 18 (1997), for D B with the row-sorted QR first),
+// which the grading does not enter. LAPACK's dgesvd is accurate for it: the equilibrated matrix is
+// well conditioned.
 inline double equilibrated_condition(std::vector<double> a, std::int64_t m, std::int64_t n,
                                      Grading grading) {
   const std::int64_t count = grading == Grading::Rows ? m : n;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "shiftop/svd/jacobi.hpp"
+#include "support/graded_matrices.hpp"
 #include "support/prescribed_spectra.hpp"
 #include "support/quad_reference.hpp"
 
@@ -71,32 +72,6 @@ TestMatrix row_graded(index_t m, index_t n, unsigned seed) {
       t.a[i + j * m] *= d[i];
   t.graded_by_rows = true;
   return t;
-}
-
-// kappa_2 of A with its rows (graded_by_rows) or columns scaled to unit norm, by LAPACK's dgesvd:
-// the condition of A's singular values under the perturbations the Jacobi SVD commits, relative
-// to each row or column (Demmel and Veselic, SIAM J. Matrix Anal. Appl. 13 (1992), for B D;
-// Drmac, SIAM J. Sci. Comput. 18 (1997), for D B with the row-sorted QR first).
-double scaled_condition(const TestMatrix& t) {
-  std::vector<double> a = t.a;
-  const index_t outer = t.graded_by_rows ? t.m : t.n, inner = t.graded_by_rows ? t.n : t.m;
-  const auto at = [&](index_t k, index_t l) -> double& {
-    return t.graded_by_rows ? a[static_cast<std::size_t>(k + l * t.m)]
-                            : a[static_cast<std::size_t>(l + k * t.m)];
-  };
-  for (index_t k = 0; k < outer; ++k) {
-    double sum = 0;
-    for (index_t l = 0; l < inner; ++l)
-      sum += at(k, l) * at(k, l);
-    for (index_t l = 0; l < inner; ++l)
-      at(k, l) /= std::sqrt(sum);
-  }
-  std::vector<double> s(static_cast<std::size_t>(std::min(t.m, t.n))), superb(s.size());
-  EXPECT_EQ(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', static_cast<lapack_int>(t.m),
-                           static_cast<lapack_int>(t.n), a.data(), static_cast<lapack_int>(t.m),
-                           s.data(), nullptr, 1, nullptr, 1, superb.data()),
-            0);
-  return s.front() / s.back();
 }
 
 // The lower Cholesky factor L (A = L L^T) of A = U Lambda U^T, all in quad, rounded to double:
@@ -232,7 +207,11 @@ TEST(NextToLapack, GradedMatrices) {
     // matrix (scaled_condition; 136, 6.7, 2503, 7.0 here). Measured at most 0.056 n eps kappa
     // (native and portable builds; dgesvj 0.081, dgejsv 0.030); without the preprocessing's row
     // sort D B 40x40 gave 4.7e-7 = 2.1e4 n eps kappa.
-    const double bound = 2 * static_cast<double>(t.n) * kEps * scaled_condition(t);
+    const double bound = 2 * static_cast<double>(t.n) * kEps *
+                         shiftop::testing::equilibrated_condition(
+                             t.a, t.m, t.n,
+                             t.graded_by_rows ? shiftop::testing::Grading::Rows
+                                              : shiftop::testing::Grading::Columns);
     EXPECT_LT(r.pointwise, bound) << t.name;
     EXPECT_LT(r.block_oriented, bound) << t.name;
     EXPECT_LT(r.full_block, bound) << t.name;

@@ -15,6 +15,7 @@
 
 #include "shiftop/svd/jacobi.hpp"
 #include "support/expect_error.hpp"
+#include "support/graded_matrices.hpp"
 
 namespace {
 
@@ -360,19 +361,6 @@ TYPED_TEST(Driver, ExtremeScalesScaleTheValues) {
   }
 }
 
-// kappa_2 of the n x n b with its rows scaled to unit norm, by LAPACK's dgesvd.
-double row_equilibrated_condition(std::vector<double> b, index_t n) {
-  for (index_t i = 0; i < n; ++i) {
-    double sum = 0;
-    for (index_t j = 0; j < n; ++j)
-      sum += b[i + j * n] * b[i + j * n];
-    for (index_t j = 0; j < n; ++j)
-      b[i + j * n] /= std::sqrt(sum);
-  }
-  const std::vector<double> s = lapack_sigma(b, n, n);
-  return s.front() / s.back();
-}
-
 // Row-graded A = D B (D spanning 1e-12..1, B random) and its column-graded transpose B^T D have
 // the same singular values. One-sided Jacobi is relatively accurate on column scaling by itself;
 // on row scaling only through the preprocessing's row sort (xGEJSV's row pivoting): without it,
@@ -387,7 +375,8 @@ TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
       rows[i + j * n] = d * b[i + j * n];     // D B
       columns[j + i * n] = d * b[i + j * n];  // (D B)^T = B^T D
     }
-  const double kappa = row_equilibrated_condition(b, n);
+  const double kappa =
+      shiftop::testing::equilibrated_condition(b, n, n, shiftop::testing::Grading::Rows);
   std::printf("kappa of B with unit rows: %.1f\n", kappa);
   for (Variant variant : {Variant::Pointwise, Variant::FullBlock}) {
     const JacobiOptions options{.compute_u = true, .variant = variant, .block_width = 4};

@@ -16,26 +16,11 @@
 namespace shiftop::app {
 
 btt::Backend parse_backend(const std::string& text, int device) {
-  if (text == "cpu") return btt::Backend::Cpu;
-  require(text == "cuda", "--backend: expected {}, got '{}'", kBackendNames, text);
-#ifdef SHIFTOP_HAVE_CUDA
-  const int count = gpu::device_count();
-  require(count > 0,
-          "--backend cuda: no CUDA device: the CUDA driver sees no GPU on this machine; use "
-          "--backend cpu");
-  require(device < count, "--device {}: this machine has {} CUDA device{} ({})", device, count,
-          count == 1 ? "" : "s", count == 1 ? "0" : fmt::format("0-{}", count - 1));
-#else
-  (void)device;
-  fail(
-      "--backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
-      "--backend cpu");
-#endif
-  return btt::Backend::Cuda;
+  return shiftop::parse_backend(text, device, "--backend", "--device");
 }
 
 void add_backend_option(CLI::App* cmd, std::string& backend) {
-  cmd->add_option("--backend", backend, kBackendNames)->capture_default_str();
+  cmd->add_option("--backend", backend, choices_of<Backend>())->capture_default_str();
 }
 
 void add_device_option(CLI::App* cmd, int& device) {

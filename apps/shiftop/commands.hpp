@@ -1,6 +1,6 @@
 // The subcommands of the `shiftop` tool; each file registers one on the CLI11 application. Also the
 // options several subcommands share, registered and read here so that each is written once: the
-// name of a new backend, for one, goes into parse_backend() and kBackendNames only.
+// names of the backends come from the library's one table (core/backend.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -45,9 +45,6 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value,
 /// which the refusal of such a value names (io::OperatorReadOptions::allow_nonfinite_name); the
 /// commands without it leave the name empty.
 inline constexpr const char* kAllowNonfinite = "--allow-nonfinite";
-
-/// The values --backend takes, as its help and its error message list them.
-inline constexpr const char* kBackendNames = "cpu or cuda";
 
 /// The backend --backend names; shiftop::Error "--backend: expected cpu or cuda, got '...'" for
 /// any other text, and for cuda in user words when it cannot run: a build without CUDA, no CUDA

@@ -10,6 +10,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
+
+#include "shiftop/core/backend.hpp"
 
 namespace shiftop::gpu {
 
@@ -46,5 +49,19 @@ class Context {
   explicit Context(std::unique_ptr<Handles> handles);
   std::unique_ptr<Handles> handles_;
 };
+
+/// The context of GPU `device` that calls without one of their own share (the Python package's
+/// calls, the single-matrix SVDs): one per device, made on first use and kept for the life of the
+/// process (never destroyed: at exit, static destructors may run after the CUDA runtime has shut
+/// down). A context is driven by one host thread at a time: hold the returned lock while queueing
+/// work on it and until that work is done.
+struct SharedContext {
+  std::shared_ptr<Context> context;
+  std::unique_lock<std::mutex> lock;
+};
+SharedContext shared_context(int device);
+
+/// options.context when given, else a new context on options.device.
+std::shared_ptr<Context> context_for(const GpuOptions& options);
 
 }  // namespace shiftop::gpu

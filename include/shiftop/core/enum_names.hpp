@@ -10,14 +10,19 @@
 // new value appears in the library, the tool's --help and the Python bindings at once.
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "shiftop/core/error.hpp"
-
 namespace shiftop {
+
+namespace detail {
+// Out of line (src/core/enum_names.cpp) so that this header stays free of fmt, which nvcc 13 does
+// not compile: CUDA sources include the family headers that declare enum tables.
+[[noreturn]] void fail_unnamed_enumerator(int value);
+[[noreturn]] void fail_unknown_name(std::string_view what, const std::string& choices,
+                                    std::string_view text);
+}  // namespace detail
 
 /// Specialised per enum with `static constexpr std::array<std::pair<E, std::string_view>, N>
 /// table`, every value once, in the order the help lists them.
@@ -29,7 +34,7 @@ template <class E>
 constexpr std::string_view name_of(E value) {
   for (const auto& [entry, name] : EnumNames<E>::table)
     if (entry == value) return name;
-  fail("internal: an enumerator ({}) has no name in its EnumNames table", static_cast<int>(value));
+  detail::fail_unnamed_enumerator(static_cast<int>(value));
 }
 
 /// Every name of E, in table order.
@@ -59,7 +64,7 @@ template <class E>
 E parse_name(std::string_view text, std::string_view what) {
   for (const auto& [entry, name] : EnumNames<E>::table)
     if (name == text) return entry;
-  fail("{}: expected {}, got '{}'", what, choices_of<E>(), text);
+  detail::fail_unknown_name(what, choices_of<E>(), text);
 }
 
 }  // namespace shiftop

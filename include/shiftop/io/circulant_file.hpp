@@ -1,5 +1,5 @@
-// A sparse block-circulant operator in HDF5 (include/shiftop/circ/operator.hpp): the CSR of its
-// first block row A (mB x k*nB) as datasets
+// A sparse block-circulant operator in HDF5 (include/shiftop/core/circulant_data.hpp): the CSR of
+// its first block row A (mB x k*nB) as datasets
 //   indptr  (mB+1,) int32 or int64: row offsets, from 0, nondecreasing;
 //   indices (nnz,)  int32 or int64: columns in [0, k*nB) (column c is column c mod nB of A_{c/nB});
 //   data    (nnz,)  float32 or float64: the values, finite;
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "shiftop/circ/operator.hpp"
+#include "shiftop/core/circulant_data.hpp"
 
 namespace shiftop::io {
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "shiftop/core/circulant_data.hpp"
 
@@ -35,6 +36,13 @@ CirculantInfo inspect_circulant(const std::string& path);
 /// file whose arrays would not fit in the available memory before allocating them.
 template <class T>
 circ::FirstBlockRow<T> read_circulant(const std::string& path);
+
+/// A first block row in the value type its file stores, so that a copy (`shiftop convert`) keeps
+/// float32 values float32.
+using StoredCirculant = std::variant<circ::FirstBlockRow<float>, circ::FirstBlockRow<double>>;
+
+/// read_circulant<float> for a file of float32 values, read_circulant<double> for float64.
+StoredCirculant read_stored_circulant(const std::string& path);
 
 struct CirculantWriteOptions {
   /// Replace a file already at the path (else refused, naming the path).

@@ -1,16 +1,20 @@
 // `shiftop convert IN OUT`: operators and vectors between shiftop's .h5, FFTMatvec's matrix
 // directory and vector files, and .npy; optionally only some rows and parameter blocks of an
-// operator (read without reading the rest).
+// operator (read without reading the rest). A block-circulant operator has one format, shiftop's
+// .h5, and is copied to it.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
+#include <type_traits>
+#include <variant>
 
 #include "commands.hpp"
 #include "io/fftmatvec_format.hpp"
 #include "output_paths.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/circulant_file.hpp"
 #include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
@@ -132,12 +136,41 @@ void convert_vector(const ConvertOptions& o) {
              dropped_note(dropped));
 }
 
+// Checked and rewritten: its values keep their type, its indices become int32 where they fit.
+void convert_circulant(const ConvertOptions& o) {
+  require(o.rows.empty() && o.cols.empty(),
+          "--rows/--cols select part of a block Toeplitz operator: {} is a block-circulant "
+          "operator",
+          o.input);
+  require(o.space.empty(), "--space names the space of a vector: {} is a block-circulant operator",
+          o.input);
+  require(!o.allow_nonfinite,
+          "{}: {} is a block-circulant operator, whose values shiftop keeps finite: expected no {}",
+          kAllowNonfinite, o.input, kAllowNonfinite);
+  std::visit(
+      [&]<class T>(const circ::FirstBlockRow<T>& a) {
+        // As for the other kinds, an existing output is replaced (atomically).
+        io::write_circulant(o.output, a, {.overwrite = true});
+        fmt::print("{}: wrote the block-circulant operator {} ({} nonzeros, {}) from {}\n",
+                   o.output, a.shape.str(), a.nnz(),
+                   std::is_same_v<T, float> ? "float32" : "float64", o.input);
+      },
+      io::read_stored_circulant(o.input));
+}
+
 void run(const ConvertOptions& o) {
   check_convert_paths(o.input, o.output, o.to);
-  if (io::detect_file_kind(o.input) == io::FileKind::Operator)
-    convert_operator(o);
-  else
-    convert_vector(o);
+  switch (io::detect_file_kind(o.input)) {
+    case io::FileKind::Operator:
+      convert_operator(o);
+      break;
+    case io::FileKind::Vector:
+      convert_vector(o);
+      break;
+    case io::FileKind::Circulant:
+      convert_circulant(o);
+      break;
+  }
 }
 
 }  // namespace
@@ -147,8 +180,8 @@ void add_convert_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "convert", "Convert an operator or vector between shiftop .h5, FFTMatvec and .npy");
   cmd->add_option("input", o->input,
-                  "operator (shiftop .h5, FFTMatvec directory, 3-D .npy) or vector (shiftop .h5, "
-                  "FFTMatvec .h5, 2-D .npy)")
+                  "operator (shiftop .h5, FFTMatvec directory, 3-D .npy), vector (shiftop .h5, "
+                  "FFTMatvec .h5, 2-D .npy) or block-circulant operator (shiftop .h5)")
       ->required();
   cmd->add_option("output", o->output,
                   "where to write; the format follows the name unless --to says otherwise: .h5 "

@@ -196,7 +196,15 @@ void check_convert_paths(const std::string& input, const std::string& output,
   // --to auto writes whatever the name says, which may be any of the formats.
   const bool automatic = to == "auto";
   OutputPath out{.option = "output", .path = output, .format = OutputFormat::Npy};
-  if (input != kStandardStream && io::detect_file_kind(input) == io::FileKind::Operator) {
+  const io::FileKind kind =
+      input == kStandardStream ? io::FileKind::Vector : io::detect_file_kind(input);
+  if (kind == io::FileKind::Circulant) {
+    require(to == "auto" || to == "shiftop",
+            "--to {}: {} is a block-circulant operator, which shiftop stores only in its own .h5 "
+            "(the CSR of its first block row): expected --to auto or shiftop",
+            to, input);
+    out.format = OutputFormat::Hdf5;
+  } else if (kind == io::FileKind::Operator) {
     out.format = output_format(automatic           ? io::output_operator_format(output)
                                : to == "shiftop"   ? io::OperatorFormat::Shiftop
                                : to == "fftmatvec" ? io::OperatorFormat::FFTMatvec

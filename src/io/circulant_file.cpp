@@ -135,6 +135,11 @@ circ::FirstBlockRow<T> read_circulant(const std::string& path) {
   return a;
 }
 
+StoredCirculant read_stored_circulant(const std::string& path) {
+  if (inspect_circulant(path).value_type == "float32") return read_circulant<float>(path);
+  return read_circulant<double>(path);
+}
+
 template <class T>
 void write_circulant(const std::string& path, const circ::FirstBlockRow<T>& a,
                      const CirculantWriteOptions& options) {

@@ -29,10 +29,11 @@ FileKind detect_file_kind(const std::string& path, FileKind prefer) {
   if (h5::has_link(file.get(), "kernels", path)) return FileKind::Operator;
   if (h5::has_link(file.get(), "vector", path) || h5::has_link(file.get(), "vec", path))
     return FileKind::Vector;
+  if (h5::has_link(file.get(), "indptr", path)) return FileKind::Circulant;
   const std::vector<std::string> names = h5::link_names(file.get(), path);
   fail(
-      "{}: expected dataset 'kernels' (an operator), 'vector' (a shiftop vector) or 'vec' (an "
-      "FFTMatvec vector); it has {}",
+      "{}: expected dataset 'kernels' (an operator), 'vector' (a shiftop vector), 'vec' (an "
+      "FFTMatvec vector) or 'indptr' (a block-circulant operator); it has {}",
       path, names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(names, ", ")));
 }
 

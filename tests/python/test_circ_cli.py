@@ -1,4 +1,5 @@
-"""`shiftop circ matvec` and `shiftop circ info` against SciPy: files written here with h5py (the
+"""`shiftop circ matvec` and `shiftop circ info` against SciPy, and `shiftop info` and `shiftop convert`
+on a block-circulant file: files written here with h5py (the
 format of issue 17: datasets indptr, indices, data, the CSR of the first block row A; attributes
 mB, nB, k), products compared with SciPy's product by C assembled block by block with
 scipy.sparse.bmat (block (i, j) = A_{(j-i) mod k}), FP32 and FP64, one and many right-hand sides,
@@ -230,6 +231,79 @@ def test_bad_operator_file(files):
     line = refused(files, *circ_matvec(files, operator="B.h5"))
     assert "B.h5" in line and "15" in line
     assert not list(files.glob("*out.npy*"))
+
+
+@pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
+def test_info_describes_a_circulant_file(tmp_path, dtype, index_dtype):
+    """`shiftop info`, which describes every kind of file, from the attributes and dataset headers:
+    the shape, the nonzeros, the value and index types and the bytes of what h5py wrote."""
+    k, mb, nb = 4, 6, 5
+    a = random_row(np.random.default_rng(21), k, mb, nb, dtype)
+    path = tmp_path / "A.h5"
+    write_row(path, a, k, index_dtype)
+    stored = (mb + 1 + a.nnz) * np.dtype(index_dtype).itemsize + a.nnz * np.dtype(dtype).itemsize
+    value, index = np.dtype(dtype).name, np.dtype(index_dtype).name
+    assert json.loads(shiftop("info", path, "--json").stdout) == {
+        "file": str(path), "format": "shiftop", "kind": "circulant",
+        "shape": {"k": k, "mb": mb, "nb": nb, "rows": k * mb, "cols": k * nb}, "nnz": a.nnz,
+        "dtype": value, "index_type": index, "bytes": stored}
+    assert shiftop("info", path).stdout == (
+        f"{path}: shiftop block-circulant operator k=4 mb=6 nb=5 (24 x 20), first block row of "
+        f"{a.nnz} nonzeros ({value} values, {index} indices), {stored} bytes\n")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_convert_copies_a_circulant_file(tmp_path, dtype):
+    """The one format of a block-circulant operator, copied: the same shape, CSR and values (float32
+    stays float32), indices written as int32 since they fit, an existing output replaced as for
+    the other kinds; the copy's products equal the original's."""
+    k = 3
+    a = random_row(np.random.default_rng(22), k, 4, 5, dtype)
+    source, target = tmp_path / "A.h5", tmp_path / "B.h5"
+    write_row(source, a, k, np.int64)
+    target.write_bytes(b"replaced")
+    done = shiftop("convert", source, target)
+    assert done.stdout == (f"{target}: wrote the block-circulant operator k=3 mb=4 nb=5 (12 x 15) "
+                           f"({a.nnz} nonzeros, {np.dtype(dtype).name}) from {source}\n")
+    with h5py.File(source, "r") as f, h5py.File(target, "r") as g:
+        assert {n: int(g.attrs[n]) for n in ("k", "mB", "nB")} == {"k": 3, "mB": 4, "nB": 5}
+        assert g["data"].dtype == dtype and g["indptr"].dtype == g["indices"].dtype == np.int32
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(g[name][()], f[name][()])
+    assert json.loads(shiftop("info", target, "--json").stdout)["kind"] == "circulant"
+    x = np.random.default_rng(23).standard_normal(15).astype(dtype)
+    np.save(tmp_path / "x.npy", x)
+    for operator, output in ((source, "ya.npy"), (target, "yb.npy")):
+        shiftop("circ", "matvec", "--operator", operator, "--input", tmp_path / "x.npy",
+                "--output", tmp_path / output)
+    np.testing.assert_array_equal(np.load(tmp_path / "yb.npy"), np.load(tmp_path / "ya.npy"))
+
+
+def test_convert_refuses_what_a_circulant_file_cannot_become(files):
+    source = files / "A.h5"
+    for args, message in [
+        (("B.npy",), "output '" + str(files / "B.npy") + "': ends in '.npy': expected"),
+        (("B.h5", "--to", "npy"), f"--to npy: {source} is a block-circulant operator, which "
+         "shiftop stores only in its own .h5 (the CSR of its first block row): expected --to auto "
+         "or shiftop"),
+        (("B", "--to", "fftmatvec"), "--to fftmatvec: " + str(source) + " is a block-circulant"),
+        (("B.h5", "--rows", "0:1"), "--rows/--cols select part of a block Toeplitz operator: "
+         f"{source} is a block-circulant operator"),
+        (("B.h5", "--space", "data"), "--space names the space of a vector: "),
+        (("B.h5", "--allow-nonfinite"), f"--allow-nonfinite: {source} is a block-circulant "
+         "operator, whose values shiftop keeps finite"),
+    ]:
+        line = refused(files, "convert", source, files / args[0], *args[1:])
+        assert message in line, line
+    assert sorted(p.name for p in files.iterdir()) == ["A.h5", "A32.h5", "x.npy"]
+
+
+def test_info_names_every_kind_it_reads(tmp_path):
+    with h5py.File(tmp_path / "other.h5", "w") as f:
+        f.create_dataset("values", data=np.ones(3))
+    assert refused(tmp_path, "info", tmp_path / "other.h5").endswith(
+        "expected dataset 'kernels' (an operator), 'vector' (a shiftop vector), 'vec' (an "
+        "FFTMatvec vector) or 'indptr' (a block-circulant operator); it has values")
 
 
 @pytest.mark.gpu

@@ -1,5 +1,5 @@
-// A sparse block-circulant operator in HDF5 (include/shiftop/circ/operator.hpp): the CSR of its
-// first block row A (mB x k*nB) as datasets
+// A sparse block-circulant operator in HDF5 (include/shiftop/core/circulant_data.hpp): the CSR of
+// its first block row A (mB x k*nB) as datasets
 //   indptr  (mB+1,) int32 or int64: row offsets, from 0, nondecreasing;
 //   indices (nnz,)  int32 or int64: columns in [0, k*nB) (column c is column c mod nB of A_{c/nB});
 //   data    (nnz,)  float32 or float64: the values, finite;
@@ -10,8 +10,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 
-#include "shiftop/circ/operator.hpp"
+#include "shiftop/core/circulant_data.hpp"
 
 namespace shiftop::io {
 
@@ -35,6 +36,13 @@ CirculantInfo inspect_circulant(const std::string& path);
 /// file whose arrays would not fit in the available memory before allocating them.
 template <class T>
 circ::FirstBlockRow<T> read_circulant(const std::string& path);
+
+/// A first block row in the value type its file stores, so that a copy (`shiftop convert`) keeps
+/// float32 values float32.
+using StoredCirculant = std::variant<circ::FirstBlockRow<float>, circ::FirstBlockRow<double>>;
+
+/// read_circulant<float> for a file of float32 values, read_circulant<double> for float64.
+StoredCirculant read_stored_circulant(const std::string& path);
 
 struct CirculantWriteOptions {
   /// Replace a file already at the path (else refused, naming the path).

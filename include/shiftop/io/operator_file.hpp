@@ -21,7 +21,7 @@
 
 #include "shiftop/core/shape.hpp"
 #include "shiftop/io/attribute.hpp"
-#include "shiftop/io/detail.hpp"
+#include "shiftop/io/file_details.hpp"
 
 namespace shiftop::io {
 

@@ -147,7 +147,8 @@ def broken_section_references():
         if "docs/" not in text:
             continue
         for number_ref in SECTION_NUMBER.findall(text):
-            broken.append(f"{path.relative_to(ROOT)}: {number_ref} (name the section by its title)")
+            broken.append(f"{path.relative_to(ROOT)}: {' '.join(number_ref.split())} "
+                          "(name the section by its title)")
         for doc_name, title in SECTION_REF.findall(text):
             # Join a title wrapped over comment lines: drop the next line's comment marker.
             title = " ".join(re.sub(r"^\s*(//+|#+|\*)\s?", "", line) for line in title.splitlines())

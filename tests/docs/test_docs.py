@@ -6,6 +6,7 @@
   `include/shiftop/core/`, `src/circ/cuda/{setup.cu,apply.cu}`, `src/models/ct2d*.cpp`; tests/
   README.md's `python/...` relative to tests/), and every relative Markdown link target. A
   checklist's files that do not exist yet are declared: `<!-- new paths: src/backend/hip/ -->`.
+* Every public header that declares an enum's name table is listed in the map's "Enum names".
 * Every link to a section (`btt.md#the-life-of-a-plan`) names a heading of that document, and
   every comment in the code that points to a section by its title (`docs/btt.md, "The life of a
   plan"`) names a heading of that document: section numbers rot, titles are checked here.
@@ -182,6 +183,16 @@ def test_comments_name_existing_sections():
     broken = broken_section_references()
     assert not broken, ("comments that point to a section title no document has:\n  " +
                         "\n  ".join(broken))
+
+
+def test_enum_tables_are_mapped():
+    """Every public header that declares an enum's name table is in the map's table of them."""
+    text = MAP.read_text(encoding="utf-8")
+    unlisted = [str(h.relative_to(ROOT)) for h in sorted((ROOT / "include").rglob("*.hpp"))
+                if h.name != "enum_names.hpp" and "EnumNames<" in h.read_text(encoding="utf-8")
+                and f"`{h.relative_to(ROOT)}`" not in text]
+    assert not unlisted, ("headers with EnumNames tables missing from docs/architecture.md, "
+                          "\"Enum names\": " + ", ".join(unlisted))
 
 
 def test_checks_can_fail():

@@ -1,7 +1,7 @@
 // shiftop._distributed: the distributed plan (include/shiftop/distributed/) for Python. A module
 // of its own, built only with MPI, so that shiftop._core never links MPI (docs/architecture.md,
-// section 3) and `import shiftop` loads no MPI library. It never initialises MPI: the caller's
-// mpi4py did, and hands its communicator over as the Fortran handle of comm.py2f(), which
+// "Headers and targets") and `import shiftop` loads no MPI library. It never initialises MPI: the
+// caller's mpi4py did, and hands its communicator over as the Fortran handle of comm.py2f(), which
 // MPI_Comm_f2c turns back into an MPI_Comm without mpi4py's headers. The import order of shiftop
 // and mpi4py therefore does not matter. python/shiftop/distributed.py is the user-facing half.
 #include <mpi.h>

@@ -10,8 +10,8 @@ namespace nb = nanobind;
 
 NB_MODULE(_core, m) {
   m.doc() = "Compiled core of shiftop; use the wrappers in the shiftop package.";
-  // Every shiftop::Error is a bad input or option (docs/architecture.md, section 8): a ValueError
-  // subclass, so that callers can catch either.
+  // Every shiftop::Error is a bad input or option (docs/architecture.md, "Errors and
+  // conventions"): a ValueError subclass, so that callers can catch either.
   nb::exception<shiftop::Error>(m, "Error", PyExc_ValueError);
   m.def("hardware_threads", &shiftop::hardware_threads,
         "The hardware threads this process may run on (its CPU affinity mask): the most `threads` "

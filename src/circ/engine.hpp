@@ -1,6 +1,7 @@
 // The backend half of a circ::Operator: one engine per backend, built once from the layout and
-// applied many times (docs/architecture.md sections 11 and 17). make_cuda_engine is declared here
-// without CUDA types so that operator.cpp builds without the toolkit.
+// applied many times (docs/architecture.md, "The family pattern"; docs/circ.md).
+// make_cuda_engine is declared here without CUDA types so that operator.cpp builds without the
+// toolkit.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// A first block row prepared for the products (docs/architecture.md section 17), shared by the
+// A first block row prepared for the products (docs/circ.md, "Design decisions"), shared by the
 // CPU and GPU engines. Nonzero (r, c) of A with c = d*nb + l (block d, column l of the block)
 // contributes, for every output block i (eq. 3 with the duplicated input of eq. 5),
 //   C:    Y[r][i] += v * X^[l][d + i]        X^ = (X X), rows of 2k (times nrhs) values

@@ -1,6 +1,6 @@
 // Whether two paths name the same file, or one lies inside the other, by file identity (device
 // and inode after following symbolic links), never by spelling: the tool refuses an output that
-// is one of its own inputs (docs/architecture.md, "Outputs").
+// is one of its own inputs (docs/cli.md, "Outputs").
 #pragma once
 
 #include <filesystem>

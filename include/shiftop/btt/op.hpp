@@ -1,5 +1,5 @@
 // The four actions of a block Toeplitz plan and the sizes of the circulant embedding they run
-// through (docs/architecture.md, section 1; Venkat et al., Algorithms 1-2).
+// through (docs/btt.md, "The operator in one page"; Venkat et al., Algorithms 1-2).
 #pragma once
 
 #include <array>

@@ -1,5 +1,5 @@
 // shiftop::btt::Plan — the block-triangular (or general) block Toeplitz operator F, built once
-// from its kernels f_ij[t] and applied many times with no allocation (docs/architecture.md, "the
+// from its kernels f_ij[t] and applied many times with no allocation (docs/btt.md, "The
 // life of a plan"; Venkat et al., fft-block-toeplitz-matvec-multi-gpu, Algorithms 1-3).
 #pragma once
 

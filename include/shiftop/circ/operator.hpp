@@ -1,6 +1,6 @@
 // shiftop::circ::Operator — a sparse block-circulant matrix C, built once from its first block row
 // and applied many times with no allocation (Romero et al., sparse-block-circulant-spmv, eqs. 1-5;
-// docs/architecture.md section 17).
+// docs/circ.md).
 //
 // C has k x k blocks of mb x nb, block (i, j) = A_{(j-i) mod k} (eq. 1), so it is (k*mb) x (k*nb)
 // and A = (A_0 ... A_{k-1}), an mb x (k*nb) sparse matrix, gives all of it. y = C x is computed as
@@ -44,7 +44,7 @@ index_t output_length(const Shape& shape, Op op);
 /// Planning::Measure, Mm2s with s = 8 under Estimate.
 enum class CpuKernel { Auto, BlockSpmv, Mm, Mm2, Mm2s };
 
-/// How the GPU applies C^T (docs/architecture.md section 17): Index walks a transposed index of
+/// How the GPU applies C^T (docs/circ.md, "Design decisions"): Index walks a transposed index of
 /// A (for each column of the blocks, the rows and blocks of its nonzeros and where their values
 /// are in A); Atomic walks A's rows and adds into the output with atomics (no extra memory, sums
 /// in a varying order). Auto: Index, or the faster under Planning::Measure.

@@ -1,4 +1,5 @@
-// The one exception type of shiftop and the checks that raise it (docs/architecture.md, section 8).
+// The one exception type of shiftop and the checks that raise it (docs/architecture.md,
+// "Errors and conventions").
 #pragma once
 
 #include <fmt/format.h>

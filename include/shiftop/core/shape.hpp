@@ -1,5 +1,5 @@
 // The index type of shiftop and the sizes of a block Toeplitz operator: Nd observation blocks,
-// Nm parameter blocks, Nt time steps (docs/architecture.md). What the operator does with them
+// Nm parameter blocks, Nt time steps (docs/btt.md). What the operator does with them
 // (its operations, the circulant embedding) is btt's: include/shiftop/btt/op.hpp.
 #pragma once
 

@@ -1,7 +1,7 @@
 // shiftop::svd::jacobi_batched on a GPU — the twin of the CPU batched one-sided Jacobi (H)SVD
 // (svd/jacobi.hpp) with the same options, layouts and results (equal within rounding, not
 // bitwise: the GPU sums dot products in another order). Two methods, chosen per call
-// (jacobi-svd-gsvd-gpu-thesis, section 2.3; docs/architecture.md, section 16):
+// (jacobi-svd-gsvd-gpu-thesis, section 2.3; docs/svd.md, "The Jacobi SVD on the GPU"):
 //  * one thread block per matrix while the matrix's cols x cols factor (cols = min(m, n)) fits a
 //    block's shared memory (Hopper: up to 227 KB), or while the batch has at least two matrices
 //    per multiprocessor: the rows are sorted by their infinity norm, the matrix is factored by

@@ -3,7 +3,7 @@
 // the check after a launch. The kernels (gemv_kernels.cu, real_fft.cu, product_inverse_fft.cu,
 // layout_kernels.cu) and the code that launches them use these names instead of CUDA's
 // intrinsics and literal 32s, so that a HIP build swaps this header and compiles the same kernel
-// files (docs/architecture.md, "Checklist: add a backend").
+// files (docs/backends.md).
 //
 // Every wrapper is `__device__ __forceinline__` around one intrinsic: the generated code is the
 // intrinsic's own.

@@ -1,5 +1,5 @@
 // The CPU engine of circ::Operator: the layout, the kernel chosen at creation, the rows of each
-// direction split over the threads by nonzeros, and the workspaces (docs/architecture.md 17).
+// direction split over the threads by nonzeros, and the workspaces (docs/circ.md).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The GPU engine of a circ::Operator (docs/architecture.md section 17): the prepared layout
+// The GPU engine of a circ::Operator (docs/circ.md): the prepared layout
 // (circ/layout.hpp) uploaded once, and per group of at most group_size_ right-hand sides three
 // launches on the context's stream (backend/cuda/circulant_spmm.cuh):
 //   C:    x [s][j][l] -> X^ [l][2k][s] -> Y = A X^ [r][k][s] (one block per row of A) -> y

@@ -2,9 +2,9 @@
 // (svd/cuda/gsvd_kernels.hpp describes both), one thread block per pair (F_b, G_b).
 //
 // Every loop that contains a group sum runs the same trip count in every lane of a warp (inactive
-// lanes add zeros): the sums shuffle with a full mask (docs/architecture.md, section 16, "Whole
-// warps around shuffles"). The butterfly leaves the identical sum in every lane of a group, so a
-// group's lanes take the same branches on it.
+// lanes add zeros): the sums shuffle with a full mask (docs/svd.md, "The Jacobi SVD on
+// the GPU": whole warps around shuffles). The butterfly leaves the identical sum in every lane of a
+// group, so a group's lanes take the same branches on it.
 #include "backend/cuda/check.hpp"
 #include "svd/cuda/group_ops.cuh"
 #include "svd/cuda/gsvd_kernels.hpp"

@@ -357,7 +357,7 @@ json run_precision(const Config& c, const HostCsr& host, cudaStream_t stream) {
     options.backend = shiftop::Backend::Cuda;
     options.planning = shiftop::Planning::Estimate;
     options.max_rhs = 1;
-    options.gpu.transpose = method;
+    options.gpu_engine.transpose = method;
     return circ::Operator<T>::create(shape, view, options);
   };
 

@@ -1,8 +1,8 @@
 // Issue 18's GPU benchmark: shiftop's batched implicit Hari-Zimmermann GSVD on the GPU
-// (svd/gsvd_gpu.hpp) against the CPU gsvd_hz_batched on all cores of the host (OpenMP over the
-// pairs) and against LAPACK's dggsvd3 / zggsvd3 looped over the pairs (OpenMP over the pairs, one
-// BLAS thread each), on the same batch of pairs with prescribed generalized singular values
-// (tests/support/prescribed_gsvd.hpp: log-uniform over [1e-5, 1e4], X of condition
+// (svd/gsvd.hpp, backend cuda) against the CPU gsvd_hz_batched on all cores of the host (OpenMP
+// over the pairs) and against LAPACK's dggsvd3 / zggsvd3 looped over the pairs (OpenMP over the
+// pairs, one BLAS thread each), on the same batch of pairs with prescribed generalized singular
+// values (tests/support/prescribed_gsvd.hpp: log-uniform over [1e-5, 1e4], X of condition
 // --x-condition; --distinct pairs are formed, in long double, and repeated to fill the batch).
 // Per method: the median and minimum of --reps timed calls (wall clock around the whole call:
 // the GPU's includes the copies to and from the device and the host's checks), the largest and
@@ -37,7 +37,6 @@
 #include "shiftop/models/wave2d.hpp"
 #include "shiftop/solve/regpath.hpp"
 #include "shiftop/svd/gsvd.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
 #include "support/prescribed_gsvd.hpp"
 
 namespace {
@@ -143,12 +142,15 @@ Outcome from_result(const shiftop::svd::BatchedGsvdResult<T>& r) {
 }
 
 template <class T>
-Outcome run_gpu(const shiftop::gpu::Context& context, const Pairs<T>& pairs, const Config& c) {
+Outcome run_gpu(const std::shared_ptr<shiftop::gpu::Context>& context, const Pairs<T>& pairs,
+                const Config& c) {
   GsvdOptions options;
   options.compute_vectors = c.vectors;
-  return from_result(shiftop::svd::gsvd_hz_batched(context, pairs.f.data(), c.m, c.m * c.n,
-                                                   pairs.g.data(), c.p, c.p * c.n, c.batch, c.m,
-                                                   c.p, c.n, options));
+  options.backend = shiftop::Backend::Cuda;
+  options.gpu.context = context;
+  return from_result(shiftop::svd::gsvd_hz_batched(pairs.f.data(), c.m, c.m * c.n, pairs.g.data(),
+                                                   c.p, c.p * c.n, c.batch, c.m, c.p, c.n,
+                                                   options));
 }
 
 template <class T>
@@ -247,7 +249,7 @@ Json run_all(Config& c, const Pairs<T>& pairs) {
       std::function<Outcome()> call;
       if (method == "gpu") {
         if (!context) context = shiftop::gpu::Context::create(c.device);
-        call = [&] { return run_gpu(*context, pairs, c); };
+        call = [&] { return run_gpu(context, pairs, c); };
       } else if (method == "cpu") {
         call = [&] { return run_cpu(pairs, c); };
       } else {

@@ -218,12 +218,12 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
           .max_rhs = std::min<index_t>(o.nrhs, cuda ? 64 : 16),
           .planning = o.estimate ? btt::Planning::Estimate : btt::Planning::Measure,
           .cpu = {.threads = o.threads},
-          .gpu = {.device = o.device,
-                  .gemv = parse_gemv(o.gemv),
-                  .fft = parse_fft(o.fft),
-                  .fft_length = o.fft_length,
-                  .profile = o.profile,
-                  .graphs = o.graphs}};
+          .gpu = {.device = o.device},
+          .gpu_engine = {.gemv = parse_gemv(o.gemv),
+                         .fft = parse_fft(o.fft),
+                         .fft_length = o.fft_length,
+                         .profile = o.profile,
+                         .graphs = o.graphs}};
 }
 
 // Each buffer of the GPU's bandwidth probes: many times any L2 cache (H100 50 MB, H200 60 MB).

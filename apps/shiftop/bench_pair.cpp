@@ -97,7 +97,7 @@ void run_pair_bench(const BenchOptions& o) {
   const MemoryBandwidth bw = measure_bandwidth(options.backend, o.device, o.threads);
   const double ceiling_GBs = bw.read_GBs;  // read-only streaming on both backends (issue 19)
   progress("creating the plans");
-  if (cuda) options.gpu.context = gpu::Context::create(o.device);
+  if (cuda) options.gpu.context = gpu::context_for(options.gpu);
   const std::vector<double> f_kernels = random_values(f_shape.kernel_size(), 1);
   const std::vector<double> g_kernels = random_values(g_shape.kernel_size(), 3);
   Stopwatch watch;

@@ -1,6 +1,6 @@
 // `shiftop gsvd`: the generalized SVD of a pair of dense matrices F, G (same columns, G of full
-// column rank) from .npy or HDF5 by the implicit Hari-Zimmermann method (shiftop/svd/gsvd.hpp;
-// with --backend cuda its GPU twin, shiftop/svd/gsvd_gpu.hpp, on a batch of one pair), in FP64:
+// column rank) from .npy or HDF5 by the implicit Hari-Zimmermann method (shiftop/svd/gsvd.hpp, on
+// the backend --backend names), in FP64:
 // float32 inputs are promoted, complex ones computed in complex128. Writes the generalized
 // singular values sigma_f / sigma_g (nonincreasing) and, with --vectors, U, V, X, sigma_f, sigma_g.
 #include <fmt/core.h>
@@ -20,7 +20,6 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/gsvd.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
 #include "sweep_progress.hpp"
 
 namespace shiftop::app {
@@ -83,33 +82,13 @@ std::vector<double> to_doubles(const std::vector<T>& values) {
   return out;
 }
 
-// The CPU's gsvd_hz or, with a context, the GPU's batched one on a batch of one pair.
-template <class T>
-svd::GsvdResult<T> solve(const std::vector<T>& f, index_t m, const std::vector<T>& g, index_t p,
-                         index_t n, const svd::GsvdOptions& options, const gpu::Context* context) {
-  if (context == nullptr) return svd::gsvd_hz(f.data(), m, m, g.data(), p, p, n, options);
-  svd::BatchedGsvdResult<T> batched =
-      svd::gsvd_hz_batched(*context, f.data(), m, m * n, g.data(), p, p * n, 1, m, p, n, options);
-  svd::GsvdResult<T> result;
-  result.m = m;
-  result.p = p;
-  result.n = n;
-  result.sigma_f = std::move(batched.sigma_f);
-  result.sigma_g = std::move(batched.sigma_g);
-  result.u = std::move(batched.u);
-  result.v = std::move(batched.v);
-  result.x = std::move(batched.x);
-  result.stats = batched.stats.front();
-  return result;
-}
-
 template <class T>
 svd::GsvdStats solve_and_write(const io::DenseMatrix& f, const io::DenseMatrix& g,
-                               const GsvdCliOptions& o, const svd::GsvdOptions& options,
-                               const gpu::Context* context) {
+                               const GsvdCliOptions& o, const svd::GsvdOptions& options) {
   const index_t m = f.rows, p = g.rows, n = f.cols;
+  const std::vector<T> f_elements = to_elements<T>(f), g_elements = to_elements<T>(g);
   const svd::GsvdResult<T> result =
-      solve(to_elements<T>(f), m, to_elements<T>(g), p, n, options, context);
+      svd::gsvd_hz(f_elements.data(), m, m, g_elements.data(), p, p, n, options);
   require(result.stats.converged,
           "--f {}, --g {}: the GSVD did not converge in {} sweeps (a sweep still made a proper "
           "transformation; raise --max-sweeps)",
@@ -146,7 +125,8 @@ void run(const GsvdCliOptions& o) {
   options.threads = o.threads;
   options.max_sweeps = o.max_sweeps;
   if (o.progress) options.progress = print_sweeps("gsvd", "transformations");
-  const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
+  options.backend = parse_backend(o.backend, o.device);
+  options.gpu.device = o.device;
   const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset, "--f-dataset");
   check_matrix(f, "--f", o.f);
   const io::DenseMatrix g = io::read_matrix_file(o.g, o.g_dataset, "--g-dataset");
@@ -160,11 +140,12 @@ void run(const GsvdCliOptions& o) {
           "columns",
           o.g, g.rows, g.cols);
   const bool complex = io::is_complex(f.element) || io::is_complex(g.element);
-  const std::shared_ptr<gpu::Context> context = cuda ? gpu::Context::create(o.device) : nullptr;
+  // The GPU's context is made before the clock starts, as its cost is not the GSVD's: the library
+  // runs on this shared context of the device (GsvdOptions::gpu).
+  if (options.backend == Backend::Cuda) (void)gpu::shared_context(o.device);
   Stopwatch clock;  // on the GPU with the copies to and from it
-  const svd::GsvdStats stats =
-      complex ? solve_and_write<std::complex<double>>(f, g, o, options, context.get())
-              : solve_and_write<double>(f, g, o, options, context.get());
+  const svd::GsvdStats stats = complex ? solve_and_write<std::complex<double>>(f, g, o, options)
+                                       : solve_and_write<double>(f, g, o, options);
   const double seconds = clock.elapsed();
   const char* precision = complex ? "complex128" : "float64";
   if (o.json) {

@@ -142,8 +142,7 @@ void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f) {
   const double read_seconds = watch.lap();
 
   btt::PlanOptions options = matvec_plan_options(o, x.nrhs);
-  if (options.backend == btt::Backend::Cuda)
-    options.gpu.context = gpu::Context::create(options.gpu.device);
+  if (options.backend == btt::Backend::Cuda) options.gpu.context = gpu::context_for(options.gpu);
   btt::OperatorPair pair = btt::OperatorPair::create(
       std::make_shared<btt::Plan>(make_plan(f, options)),
       std::make_shared<btt::Plan>(make_plan(g, options)),

@@ -21,7 +21,6 @@
 #include "output_paths.hpp"
 #include "python_plotter.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/gpu/context.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
@@ -174,7 +173,7 @@ void run(const RegPathOptions& o) {
   require(std::isfinite(o.space_weight) && o.space_weight >= 0,
           "--space-weight: expected a finite number >= 0, got {}", o.space_weight);
   std::vector<double> alphas = o.alphas.empty() ? std::vector<double>{} : parse_alphas(o.alphas);
-  const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
+  const Backend backend = parse_backend(o.backend, o.device);
   if (!o.plot.empty()) {
     plot_format("--plot", o.plot);
     require_python_plotter("--plot");
@@ -209,7 +208,8 @@ void run(const RegPathOptions& o) {
 
   solve::RegPathOptions options;
   options.threads = o.threads;
-  if (cuda) options.context = gpu::Context::create(o.device);
+  options.backend = backend;
+  options.gpu.device = o.device;
   stage(
       fmt::format("F^ and the GSVDs of {} frequency pairs ({} backend)", shape.nt + 1, o.backend));
   const solve::RegularizationPath path(op.first_column, op.first_row, shape, regulariser, d.values,

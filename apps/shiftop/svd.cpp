@@ -1,7 +1,6 @@
 // `shiftop svd`: the one-sided Jacobi SVD, or with --hyperbolic the hyperbolic SVD, of a dense
-// matrix from .npy or HDF5 (shiftop/svd/jacobi.hpp; with --backend cuda its GPU twin,
-// shiftop/svd/jacobi_gpu.hpp), computed in the file's precision; the singular values (and
-// vectors) are written as .npy of that precision.
+// matrix from .npy or HDF5 (shiftop/svd/jacobi.hpp, on the backend --backend names), computed in
+// the file's precision; the singular values (and vectors) are written as .npy of that precision.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +18,6 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
-#include "shiftop/svd/jacobi_gpu.hpp"
 #include "sweep_progress.hpp"
 
 namespace shiftop::app {
@@ -86,25 +84,11 @@ std::vector<double> to_doubles(const std::vector<T>& values) {
   return out;
 }
 
-// The CPU's jacobi() or, with a context, the GPU's batched one on a batch of one matrix.
-template <class T>
-svd::JacobiResult<T> solve(const std::vector<T>& elements, index_t m, index_t n,
-                           const svd::JacobiOptions& options, const gpu::Context* context) {
-  if (context == nullptr) return svd::jacobi(elements.data(), m, n, m, options);
-  svd::BatchedJacobiResult<T> batched =
-      svd::jacobi_batched(*context, elements.data(), 1, m, n, m, m * n, options);
-  return {.m = m,
-          .n = n,
-          .sigma = std::move(batched.sigma),
-          .u = std::move(batched.u),
-          .v = std::move(batched.v),
-          .stats = batched.stats.front()};
-}
-
 template <class T>
 svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
-                                 const svd::JacobiOptions& options, const gpu::Context* context) {
-  const svd::JacobiResult<T> result = solve(to_elements<T>(a), a.rows, a.cols, options, context);
+                                 const svd::JacobiOptions& options) {
+  const std::vector<T> elements = to_elements<T>(a);
+  const svd::JacobiResult<T> result = svd::jacobi(elements.data(), a.rows, a.cols, a.rows, options);
   require(result.stats.converged, "--input {}: the Jacobi {}SVD did not converge in {} sweeps{}",
           o.input, o.hyperbolic >= 0 ? "hyperbolic " : "", result.stats.sweeps,
           o.hyperbolic >= 0 ? " (it exists only when rank(A J A^T) = rank(A))"
@@ -135,7 +119,9 @@ void run(const SvdOptions& o) {
   options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
   options.threads = o.threads;
   if (o.progress) options.progress = print_sweeps("svd", "rotations");
-  const bool cuda = parse_backend(o.backend, o.device) == btt::Backend::Cuda;
+  options.backend = parse_backend(o.backend, o.device);
+  options.gpu.device = o.device;
+  const bool cuda = options.backend == Backend::Cuda;
   require(
       !cuda || options.variant == svd::Variant::Auto || options.variant == svd::Variant::Pointwise,
       "--variant {}: --backend cuda runs auto or pointwise; the blocked variants run on the "
@@ -143,21 +129,23 @@ void run(const SvdOptions& o) {
       o.variant);
   const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset, "--dataset");
   check_matrix(a, o);
-  const std::shared_ptr<gpu::Context> context = cuda ? gpu::Context::create(o.device) : nullptr;
+  // The GPU's context is made before the clock starts, as its cost is not the SVD's: the library
+  // runs on this shared context of the device (JacobiOptions::gpu).
+  if (cuda) (void)gpu::shared_context(o.device);
   Stopwatch clock;  // on the GPU with the copies to and from it
   svd::JacobiStats stats;
   switch (a.element) {
     case io::Element::Float64:
-      stats = solve_and_write<double>(a, o, options, context.get());
+      stats = solve_and_write<double>(a, o, options);
       break;
     case io::Element::Float32:
-      stats = solve_and_write<float>(a, o, options, context.get());
+      stats = solve_and_write<float>(a, o, options);
       break;
     case io::Element::Complex128:
-      stats = solve_and_write<std::complex<double>>(a, o, options, context.get());
+      stats = solve_and_write<std::complex<double>>(a, o, options);
       break;
     case io::Element::Complex64:
-      stats = solve_and_write<std::complex<float>>(a, o, options, context.get());
+      stats = solve_and_write<std::complex<float>>(a, o, options);
       break;
   }
   const double seconds = clock.elapsed();

@@ -1,6 +1,6 @@
 """shiftop.gsvd: the generalized singular value decomposition of a pair of NumPy matrices (or of
 stacks of pairs) by the implicit Hari-Zimmermann method (jacobi-svd-gsvd-gpu-thesis, chapter 3),
-over the compiled core (svd/gsvd.hpp; on a GPU svd/gsvd_gpu.hpp), in FP64, real or complex.
+over the compiled core (svd/gsvd.hpp, on the CPU or a GPU), in FP64, real or complex.
 
 For F (m x n) and G (p x n) with G of full column rank::
 
@@ -136,7 +136,7 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     progress: as shiftop.svd's: called after every (block-)sweep on the CPU with a
         shiftop.SweepProgress (its rotations are the sweep's transformations).
     max_sweeps: (block-)sweeps before giving up (None: 50).
-    backend: None or 'cpu': on the CPU; 'cuda': the GPU twin (gsvd_gpu.hpp) on GPU `device`
+    backend: None or 'cpu': on the CPU; 'cuda': the GPU twin (svd/gsvd.hpp) on GPU `device`
         (None: 0), copied there and back, equal to the CPU's within rounding.
     full_output: return the GsvdResult (u, v, x None without vectors) and do not raise when a
         pair did not converge (stats['converged'] says which).

@@ -21,6 +21,7 @@
 
 #include "bindings.hpp"
 #include "shiftop/circ/operator.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/circulant_file.hpp"
 #include "shiftop/models/ct2d.hpp"
@@ -56,23 +57,20 @@ circ::Options options(const std::string& backend, int device, const std::string&
                       index_t max_rhs, int threads, const std::string& kernel, int maxpy_width,
                       const std::string& transpose) {
   circ::Options o;
-  require(backend == "cpu" || backend == "cuda", "backend '{}': expected 'cpu' or 'cuda'", backend);
-  o.backend = backend == "cpu" ? Backend::Cpu : Backend::Cuda;
-  require(planning == "measure" || planning == "estimate",
-          "planning '{}': expected 'measure' or 'estimate'", planning);
-  o.planning = planning == "measure" ? Planning::Measure : Planning::Estimate;
+  o.backend = parse_backend(backend, device, "backend", "device");
+  o.planning = parse_name<Planning>(planning, "planning");
   require(max_rhs > 0, "max_rhs {}: expected a positive number of right-hand sides", max_rhs);
   o.max_rhs = max_rhs;
   o.cpu = {
       .threads = threads, .kernel = circ::parse_cpu_kernel(kernel), .maxpy_width = maxpy_width};
   o.gpu.device = device;
-  o.gpu.transpose = circ::parse_transpose_method(transpose);
+  o.gpu_engine.transpose = circ::parse_transpose_method(transpose);
   return o;
 }
 
 nb::dict choices_dict(const circ::Choices& c) {
   nb::dict out;
-  out["backend"] = c.backend == Backend::Cpu ? "cpu" : "cuda";
+  out["backend"] = std::string(name_of(c.backend));
   out["cpu_kernel"] = circ::to_string(c.cpu_kernel);
   out["maxpy_width"] = c.maxpy_width;
   out["transpose"] = circ::to_string(c.transpose);

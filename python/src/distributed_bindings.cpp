@@ -20,6 +20,7 @@
 
 #include "shiftop/btt/op.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
@@ -114,18 +115,10 @@ struct GridOperator {
 btt::PlanOptions plan_options(const std::string& precision, const std::string& backend,
                               index_t max_rhs, int threads, const std::string& planning) {
   btt::PlanOptions options;
-  if (backend == "cpu")
-    options.backend = btt::Backend::Cpu;
-  else if (backend == "cuda")
-    options.backend = btt::Backend::Cuda;
-  else
-    fail("backend '{}': expected 'cpu' or 'cuda'", backend);
-  if (planning == "measure")
-    options.planning = btt::Planning::Measure;
-  else if (planning == "estimate")
-    options.planning = btt::Planning::Estimate;
-  else
-    fail("planning '{}': expected 'measure' or 'estimate'", planning);
+  // Each rank runs on the GPU node_rank() modulo those it sees (DistributedPlan::create): GPU 0
+  // must be there.
+  options.backend = parse_backend(backend, 0, "backend", "device");
+  options.planning = parse_name<Planning>(planning, "planning");
   options.precision = precision;
   options.max_rhs = max_rhs;
   options.cpu.threads = threads;
@@ -214,10 +207,7 @@ void bind_distributed(nb::module_& m) {
           "triangular", [](const GridOperator& g) { return g.plan.triangular(); },
           "True for a block lower-triangular operator.")
       .def_prop_ro(
-          "backend",
-          [](const GridOperator& g) {
-            return std::string(g.plan.backend() == btt::Backend::Cuda ? "cuda" : "cpu");
-          },
+          "backend", [](const GridOperator& g) { return std::string(name_of(g.plan.backend())); },
           "'cpu' or 'cuda'.")
       .def_prop_rw(
           "precision", [](const GridOperator& g) { return g.plan.precision().str(); },

@@ -1,5 +1,5 @@
 // shiftop._core.gsvd_batched and RegularizationPath: the implicit Hari-Zimmermann GSVD of a batch
-// of pairs (svd/gsvd.hpp; on a GPU svd/gsvd_gpu.hpp) and the Tikhonov regularisation path of a
+// of pairs (svd/gsvd.hpp, on the CPU or a GPU) and the Tikhonov regularisation path of a
 // block Toeplitz problem (solve/regpath.hpp), with the GIL released. python/shiftop/gsvd.py and
 // python/shiftop/regpath.py wrap them as shiftop.gsvd() and shiftop.regpath().
 //
@@ -28,11 +28,10 @@
 
 #include "bindings.hpp"
 #include "result_arrays.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/gpu/context.hpp"
 #include "shiftop/solve/regpath.hpp"
 #include "shiftop/svd/gsvd.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "sweep_callback.hpp"
 
@@ -138,9 +137,10 @@ nb::dict gsvd_batched(const PairArray<T>& f, const PairArray<T>& g, bool compute
     nb::gil_scoped_release unlocked;
     if (device) {
       const CurrentDevice restore;
-      const HeldContext held(*device);
-      result = svd::gsvd_hz_batched(*held.get(), f.data(), lf.ld, lf.stride, g.data(), lg.ld,
-                                    lg.stride, batch, m, p, n, options);
+      options.backend = Backend::Cuda;
+      options.gpu.device = *device;
+      result = svd::gsvd_hz_batched(f.data(), lf.ld, lf.stride, g.data(), lg.ld, lg.stride, batch,
+                                    m, p, n, options);
     } else if (batch == 1) {
       // One pair: gsvd_hz's OpenMP level over the disjoint pairs of a step (section 3.3.1).
       svd::GsvdResult<T> one = svd::gsvd_hz(f.data(), m, lf.ld, g.data(), p, lg.ld, n, options);
@@ -223,10 +223,12 @@ class PyRegPath {
     solve::RegPathOptions options;
     options.threads = threads;
     options.gsvd = gsvd_options(true, variant, strategy, 0, threads, 0);
+    if (device) {
+      options.backend = Backend::Cuda;
+      options.gpu.device = *device;
+    }
     nb::gil_scoped_release unlocked;
     const CurrentDevice restore;
-    std::optional<HeldContext> held;
-    if (device) options.context = held.emplace(*device).get();
     path_ = std::make_unique<solve::RegularizationPath>(
         std::span<const double>(first_column.data(), first_column.size()), row, shape, reg,
         std::span<const double>(data.data(), data.size()), options);

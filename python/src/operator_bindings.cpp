@@ -23,6 +23,7 @@
 #include "bindings.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
 
@@ -37,25 +38,13 @@ using KernelArray = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::dev
 using InputArray = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
 using OutputArray = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
 
-btt::Backend parse_backend(const std::string& text) {
-  if (text == "cpu") return btt::Backend::Cpu;
-  if (text == "cuda") return btt::Backend::Cuda;
-  fail("backend '{}': expected 'cpu' or 'cuda'", text);
-}
-
-btt::Planning parse_planning(const std::string& text) {
-  if (text == "measure") return btt::Planning::Measure;
-  if (text == "estimate") return btt::Planning::Estimate;
-  fail("planning '{}': expected 'measure' or 'estimate'", text);
-}
-
 btt::PlanOptions plan_options(const std::string& precision, const std::string& backend, int device,
                               index_t max_rhs, int threads, const std::string& planning) {
   btt::PlanOptions options;
-  options.backend = parse_backend(backend);
+  options.backend = shiftop::parse_backend(backend, device, "backend", "device");
   options.precision = precision;
   options.max_rhs = max_rhs;
-  options.planning = parse_planning(planning);
+  options.planning = parse_name<Planning>(planning, "planning");
   options.cpu.threads = threads;
   options.gpu.device = device;
   return options;

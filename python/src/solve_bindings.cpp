@@ -20,6 +20,7 @@
 
 #include "bindings.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/solve/hessian.hpp"
 #include "shiftop/solve/map_cg.hpp"
@@ -47,10 +48,7 @@ std::span<double> out(Output& y) {
 
 btt::PlanOptions prior_plan_options(const std::string& backend, int device, int threads) {
   btt::PlanOptions options;
-  if (backend == "cuda")
-    options.backend = btt::Backend::Cuda;
-  else
-    require(backend == "cpu", "backend '{}': expected 'cpu' or 'cuda'", backend);
+  options.backend = parse_backend(backend, device, "backend", "device");
   options.planning = btt::Planning::Estimate;  // a prior's plan is small: (1,1,Nt) or (Nm,Nm,Nt)
   options.gpu.device = device;
   options.cpu.threads = threads;

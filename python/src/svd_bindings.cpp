@@ -1,8 +1,9 @@
 // shiftop._core.jacobi_batched, jacobi_batched_device and spectrum: the one-sided Jacobi (H)SVD of
 // a batch of matrices (svd/jacobi.hpp; on a GPU svd/jacobi_gpu.hpp) and the spectrum of a block
 // Toeplitz operator (svd/spectrum.hpp), with the GIL released. python/shiftop/svd.py wraps them as
-// shiftop.svd() and shiftop.spectrum(). The GPU runs share one context per device (HeldContext),
-// and the caller's current CUDA device, which the context switches to, is restored afterwards.
+// shiftop.svd() and shiftop.spectrum(). The GPU runs share one context per device
+// (gpu::shared_context: the library's own for host arrays, held here for device arrays), and the
+// caller's current CUDA device, which the context switches to, is restored afterwards.
 //
 // Layout: a NumPy batch (batch, r, c) is read in place. When each matrix is row-major (C order,
 // stride 1 along c) it is the column-major c x r matrix A^T, which is what the library is given
@@ -19,9 +20,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -143,15 +142,14 @@ nb::dict jacobi_batched(const BatchArray<T>& a, bool compute_uv, std::int64_t n_
   svd::BatchedJacobiResult<T> result;
   {
     nb::gil_scoped_release unlocked;
+    std::optional<CurrentDevice> restore;
     if (device) {
-      const CurrentDevice restore;
-      const HeldContext held(*device);
-      result = svd::jacobi_batched(*held.get(), a.data(), shape[0], layout.rows, layout.cols,
-                                   layout.lda, layout.stride, options);
-    } else {
-      result = svd::jacobi_batched(a.data(), shape[0], layout.rows, layout.cols, layout.lda,
-                                   layout.stride, options);
+      restore.emplace();
+      options.backend = Backend::Cuda;
+      options.gpu.device = *device;
     }
+    result = svd::jacobi_batched(a.data(), shape[0], layout.rows, layout.cols, layout.lda,
+                                 layout.stride, options);
   }
   const auto batch = static_cast<std::size_t>(shape[0]);
   const std::size_t k = result.sigma.size() / batch;
@@ -185,8 +183,8 @@ nb::dict solve_device_batch(std::uintptr_t a, index_t batch, index_t rows, index
   {
     nb::gil_scoped_release unlocked;
     const CurrentDevice restore;
-    const HeldContext held(device);
-    const gpu::Context& context = *held.get();
+    const gpu::SharedContext held = gpu::shared_context(device);
+    const gpu::Context& context = *held.context;
     auto* const user = reinterpret_cast<void*>(stream);
     context.wait_for(user);
     stats = svd::jacobi_batched_device(context, reinterpret_cast<const T*>(a), batch, rows, cols,
@@ -241,17 +239,16 @@ nb::dict spectrum(const KernelArray& first_column, const std::optional<KernelArr
   svd::SpectrumOptions options;
   options.rank_tolerance = rank_tolerance;
   options.threads = threads;
+  if (device) {
+    options.backend = Backend::Cuda;
+    options.gpu.device = *device;
+  }
   svd::Spectrum s;
   {
     nb::gil_scoped_release unlocked;
-    if (device) {
-      const CurrentDevice restore;
-      const HeldContext held(*device);
-      options.context = held.get();
-      s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
-    } else {
-      s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
-    }
+    std::optional<CurrentDevice> restore;
+    if (device) restore.emplace();
+    s = svd::spectrum({first_column.data(), first_column.size()}, row, shape, options);
   }
   nb::dict out;
   out["sigma"] = owned_array<double, 2>(

@@ -17,9 +17,9 @@
 #include "shiftop/gpu/devices.hpp"
 #include "shiftop/solve/noise.hpp"
 #include "shiftop/solve/prior.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
 #include "solve/dense_space.hpp"
+#include "svd/cuda/host_drivers.hpp"
 
 namespace shiftop {
 namespace {
@@ -154,29 +154,47 @@ void KernelPrior::apply_covariance_device(const double*, double*, index_t, void*
 
 }  // namespace solve
 
-// --- svd/cuda: the batched Jacobi SVD (svd/jacobi_gpu.hpp) and GSVD (svd/gsvd_gpu.hpp) --------
+// --- svd/cuda: the Jacobi SVD and GSVD on options.backend = Backend::Cuda
+// (svd/cuda/host_drivers.hpp) and the device-array SVD (svd/jacobi_gpu.hpp) -------------------
 
 namespace svd {
 
+namespace {
+
+[[noreturn]] void no_cuda_backend(const char* what) {
+  fail(
+      "{}: backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
+      "backend cpu",
+      what);
+}
+
+}  // namespace
+
 template <class T>
-BatchedJacobiResult<T> jacobi_batched(const gpu::Context&, const T*, index_t, index_t, index_t,
-                                      index_t, index_t, const JacobiOptions&) {
-  fail("svd: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use the CPU backend");
+BatchedJacobiResult<T> detail::jacobi_batched_cuda(const T*, index_t, index_t, index_t, index_t,
+                                                   index_t, const JacobiOptions&) {
+  no_cuda_backend("svd");
 }
 
 template <class T>
 std::vector<JacobiStats> jacobi_batched_device(const gpu::Context&, const T*, index_t, index_t,
                                                index_t, index_t, index_t,
                                                const DeviceJacobiOutput<T>&, const JacobiOptions&) {
-  fail("svd: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use the CPU backend");
+  no_cuda_backend("svd");
 }
 
-#define SHIFTOP_INSTANTIATE(T)                                                              \
-  template BatchedJacobiResult<T> jacobi_batched<T>(const gpu::Context&, const T*, index_t, \
-                                                    index_t, index_t, index_t, index_t,     \
-                                                    const JacobiOptions&);                  \
-  template std::vector<JacobiStats> jacobi_batched_device<T>(                               \
-      const gpu::Context&, const T*, index_t, index_t, index_t, index_t, index_t,           \
+template <class T>
+BatchedGsvdResult<T> detail::gsvd_hz_batched_cuda(const T*, index_t, index_t, const T*, index_t,
+                                                  index_t, index_t, index_t, index_t, index_t,
+                                                  const GsvdOptions&) {
+  no_cuda_backend("gsvd");
+}
+
+#define SHIFTOP_INSTANTIATE(T)                                                      \
+  template BatchedJacobiResult<T> detail::jacobi_batched_cuda<T>(                   \
+      const T*, index_t, index_t, index_t, index_t, index_t, const JacobiOptions&); \
+  template std::vector<JacobiStats> jacobi_batched_device<T>(                       \
+      const gpu::Context&, const T*, index_t, index_t, index_t, index_t, index_t,   \
       const DeviceJacobiOutput<T>&, const JacobiOptions&);
 SHIFTOP_INSTANTIATE(float)
 SHIFTOP_INSTANTIATE(double)
@@ -184,22 +202,13 @@ SHIFTOP_INSTANTIATE(std::complex<float>)
 SHIFTOP_INSTANTIATE(std::complex<double>)
 #undef SHIFTOP_INSTANTIATE
 
-template <class T>
-BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context&, const T*, index_t, index_t, const T*,
-                                     index_t, index_t, index_t, index_t, index_t, index_t,
-                                     const GsvdOptions&) {
-  fail(
-      "gsvd: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use the CPU "
-      "gsvd_hz_batched");
-}
-
-template BatchedGsvdResult<double> gsvd_hz_batched<double>(const gpu::Context&, const double*,
-                                                           index_t, index_t, const double*, index_t,
-                                                           index_t, index_t, index_t, index_t,
-                                                           index_t, const GsvdOptions&);
-template BatchedGsvdResult<std::complex<double>> gsvd_hz_batched<std::complex<double>>(
-    const gpu::Context&, const std::complex<double>*, index_t, index_t, const std::complex<double>*,
-    index_t, index_t, index_t, index_t, index_t, index_t, const GsvdOptions&);
+#define SHIFTOP_INSTANTIATE(T)                                                                    \
+  template BatchedGsvdResult<T> detail::gsvd_hz_batched_cuda<T>(                                  \
+      const T*, index_t, index_t, const T*, index_t, index_t, index_t, index_t, index_t, index_t, \
+      const GsvdOptions&);
+SHIFTOP_INSTANTIATE(double)
+SHIFTOP_INSTANTIATE(std::complex<double>)
+#undef SHIFTOP_INSTANTIATE
 
 }  // namespace svd
 

@@ -90,8 +90,7 @@ OperatorPair OperatorPair::create(std::span<const double> f_kernels, const Shape
                                   const PlanOptions& options) {
   check_shapes(f_shape, g_shape);
   PlanOptions shared = options;
-  if (options.backend == Backend::Cuda && shared.gpu.context == nullptr)
-    shared.gpu.context = gpu::Context::create(options.gpu.device);
+  if (options.backend == Backend::Cuda) shared.gpu.context = gpu::context_for(options.gpu);
   auto f = std::make_shared<Plan>(Plan::create(f_kernels, f_shape, shared));
   auto g = std::make_shared<Plan>(Plan::create(g_kernels, g_shape, shared));
   return create(std::move(f), std::move(g),

@@ -20,7 +20,7 @@ void check_kernel_size(std::span<const double> kernels, const Shape& shape, cons
 void check_options(const PlanOptions& options, const Shape& shape) {
   check_threads(options.cpu.threads, "threads");
   require(options.max_rhs >= 1, "invalid max_rhs {}: expected at least 1", options.max_rhs);
-  const index_t length = options.gpu.fft_length;
+  const index_t length = options.gpu_engine.fft_length;
   require(length == 0 || options.backend == Backend::Cuda,
           "fft_length {}: the FFT length is a CUDA backend option (the CPU uses 2*Nt)", length);
   require(length == 0 || (length % 2 == 0 && length >= padded_length(shape)),

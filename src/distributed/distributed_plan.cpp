@@ -165,7 +165,7 @@ DistributedPlan::DistributedPlan(const Grid& grid, const Shape& shape, bool tria
       space_ = make_host_space();
     }
   });
-  time_collectives_ = device_ == nullptr || options.gpu.profile;
+  time_collectives_ = device_ == nullptr || options.gpu_engine.profile;
   run_collectively(grid.comm(), [&] { collectives_ = make_collectives(grid, device_); });
   run_collectively(grid.comm(), [&] {
     const Shape local = partition_.local_shape(grid.row(), grid.col());

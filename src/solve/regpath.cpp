@@ -21,7 +21,7 @@
 #include "shiftop/btt/op.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/threads.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
+#include "shiftop/svd/gsvd.hpp"
 
 namespace shiftop::solve {
 namespace {
@@ -216,11 +216,10 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
   svd::GsvdOptions gsvd = options.gsvd;
   gsvd.compute_vectors = true;
   gsvd.threads = threads;
+  gsvd.backend = options.backend;
+  gsvd.gpu = options.gpu;
   svd::BatchedGsvdResult<Complex> result =
-      options.context ? svd::gsvd_hz_batched(*options.context, f.data(), nd, nd * nm, g.data(), p,
-                                             p * nm, nfreq, nd, p, nm, gsvd)
-                      : svd::gsvd_hz_batched(f.data(), nd, nd * nm, g.data(), p, p * nm, nfreq, nd,
-                                             p, nm, gsvd);
+      svd::gsvd_hz_batched(f.data(), nd, nd * nm, g.data(), p, p * nm, nfreq, nd, p, nm, gsvd);
   for (index_t w = 0; w < nfreq; ++w) {
     const svd::GsvdStats& stats = result.stats[static_cast<std::size_t>(w)];
     require(stats.converged,

@@ -1,7 +1,8 @@
 // The public driver of the implicit Hari-Zimmermann GSVD (jacobi-svd-gsvd-gpu-thesis, chapter 3):
 // validation, exact power-of-2 scaling, initZ (section 3.5), the variant
 // (svd/gsvd_pointwise.hpp, svd/gsvd_blocked.hpp), the finalisation of Algorithm 5 (sigma_f,
-// sigma_g, U, V, X = S Z^{-1}), the final order, and batches.
+// sigma_g, U, V, X = S Z^{-1}), the final order, and batches; Backend::Cuda goes to the GPU
+// driver (svd/cuda/host_drivers.hpp).
 #include "shiftop/svd/gsvd.hpp"
 
 #include <omp.h>
@@ -16,6 +17,7 @@
 
 #include "shiftop/core/error.hpp"
 #include "svd/column_norms.hpp"
+#include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
 #include "svd/gsvd_blocked.hpp"
 #include "svd/gsvd_pointwise.hpp"
@@ -288,6 +290,21 @@ GsvdResult<T> gsvd_hz(const T* f, index_t m, index_t ldf, const T* g, index_t p,
   detail::validate_gsvd(1, m, p, n, ldf, ldf * n, ldg, ldg * n, f, g, options);
   const Real<T> max_f = check_entries(f, m, n, ldf, "f: F ");
   const Real<T> max_g = check_entries(g, p, n, ldg, "g: G ");
+  if (options.backend == Backend::Cuda) {
+    BatchedGsvdResult<T> one =
+        detail::gsvd_hz_batched_cuda(f, ldf, ldf * n, g, ldg, ldg * n, 1, m, p, n, options);
+    GsvdResult<T> result;
+    result.m = m;
+    result.p = p;
+    result.n = n;
+    result.sigma_f = std::move(one.sigma_f);
+    result.sigma_g = std::move(one.sigma_g);
+    result.u = std::move(one.u);
+    result.v = std::move(one.v);
+    result.x = std::move(one.x);
+    result.stats = one.stats.front();
+    return result;
+  }
   return solve(f, m, ldf, g, p, ldg, n, max_f, max_g, options, thread_count(options));
 }
 
@@ -295,6 +312,9 @@ template <class T>
 BatchedGsvdResult<T> gsvd_hz_batched(const T* f, index_t ldf, index_t stride_f, const T* g,
                                      index_t ldg, index_t stride_g, index_t batch, index_t m,
                                      index_t p, index_t n, const GsvdOptions& options) {
+  if (options.backend == Backend::Cuda)
+    return detail::gsvd_hz_batched_cuda(f, ldf, stride_f, g, ldg, stride_g, batch, m, p, n,
+                                        options);
   detail::validate_gsvd(batch, m, p, n, ldf, stride_f, ldg, stride_g, f, g, options);
   std::vector<Real<T>> max_f(static_cast<std::size_t>(batch)), max_g(max_f.size());
   for (index_t b = 0; b < batch; ++b) {

@@ -1,6 +1,7 @@
 // The public driver of the one-sided Jacobi (H)SVD: validation, scaling, preprocessing
 // (svd/preprocess.hpp), the variant (svd/pointwise.hpp, svd/blocked.hpp), singular values and
-// vectors from the orthogonalised columns, the final order, and batches.
+// vectors from the orthogonalised columns, the final order, and batches; Backend::Cuda goes to
+// the GPU driver (svd/cuda/host_drivers.hpp).
 #include "shiftop/svd/jacobi.hpp"
 
 #include <omp.h>
@@ -17,6 +18,7 @@
 #include "shiftop/core/error.hpp"
 #include "svd/blocked.hpp"
 #include "svd/column_norms.hpp"
+#include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
 #include "svd/householder.hpp"
 #include "svd/pointwise.hpp"
@@ -283,12 +285,23 @@ JacobiResult<T> jacobi(const T* a, index_t m, index_t n, index_t lda,
   validate_sizes(m, n, lda, options);
   require(a != nullptr, "a: expected a matrix, got a null pointer");
   const Real<T> max_entry = check_entries(a, m, n, lda, "a: ");
+  if (options.backend == Backend::Cuda) {
+    BatchedJacobiResult<T> one = detail::jacobi_batched_cuda(a, 1, m, n, lda, lda * n, options);
+    return {.m = m,
+            .n = n,
+            .sigma = std::move(one.sigma),
+            .u = std::move(one.u),
+            .v = std::move(one.v),
+            .stats = one.stats.front()};
+  }
   return solve(a, m, n, lda, max_entry, options, thread_count(options), -1);
 }
 
 template <class T>
 BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, index_t n, index_t lda,
                                       index_t stride, const JacobiOptions& options) {
+  if (options.backend == Backend::Cuda)
+    return detail::jacobi_batched_cuda(a, batch, m, n, lda, stride, options);
   validate_sizes(m, n, lda, options);
   detail::validate_batch(batch, n, lda, stride, a);
   std::vector<Real<T>> max_entry(static_cast<std::size_t>(batch));

@@ -11,7 +11,7 @@
 #include "shiftop/btt/op.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/threads.hpp"
-#include "shiftop/svd/jacobi_gpu.hpp"
+#include "shiftop/svd/jacobi.hpp"
 
 namespace shiftop::svd {
 namespace {
@@ -70,12 +70,12 @@ Spectrum spectrum(std::span<const double> first_column, std::span<const double> 
   jacobi.compute_v = false;
   jacobi.n_plus = -1;
   jacobi.threads = threads;
-  // F^ is formed on the CPU (FFTW) either way; only the SVDs move to the GPU of the context,
-  // which copies the blocks there and the singular values back.
+  // F^ is formed on the CPU (FFTW) either way; only the SVDs move to the GPU, which copies the
+  // blocks there and the singular values back.
+  jacobi.backend = options.backend;
+  jacobi.gpu = options.gpu;
   BatchedJacobiResult<std::complex<double>> svd =
-      options.context ? jacobi_batched(*options.context, blocks.data(), result.frequencies, m, n, m,
-                                       m * n, jacobi)
-                      : jacobi_batched(blocks.data(), result.frequencies, m, n, m, m * n, jacobi);
+      jacobi_batched(blocks.data(), result.frequencies, m, n, m, m * n, jacobi);
 
   // compute_kernel_spectrum folds the inverse FFT's 1/(2*Nt) into F^; undo it on the singular
   // values (one rounding each) rather than on the entries.

@@ -67,7 +67,8 @@ TEST(Cpu, ChoicesAreFftwTheCpuProductAndTwiceNt) {
 TEST(Cpu, RefusesWhatOnlyAGpuPlanDoes) {
   const Shape s{2, 3, 4};
   const auto k = testing::random_vector(static_cast<std::size_t>(s.kernel_size()), 61);
-  expect_error([&] { Plan::create(k, s, {.gpu = {.fft_length = 16}}); }, "CUDA backend option");
+  expect_error([&] { Plan::create(k, s, {.gpu_engine = {.fft_length = 16}}); },
+               "CUDA backend option");
   Plan plan = Plan::create(k, s, {.planning = Planning::Estimate});
   expect_error([&] { plan.set_gemv(GemvImplementation::Fused); }, "this plan runs on the CPU");
   std::vector<double> m(input_size(Op::F, s)), d(output_size(Op::F, s));
@@ -82,7 +83,7 @@ TEST(CudaOptions, CheckedBeforeAnyDevice) {
   const auto k = testing::random_vector(static_cast<std::size_t>(s.kernel_size()), 61);
   for (index_t bad : {7, 9, -8})  // 2*Nt = 8: too short, odd, or negative
     expect_error(
-        [&] { Plan::create(k, s, {.backend = Backend::Cuda, .gpu = {.fft_length = bad}}); },
+        [&] { Plan::create(k, s, {.backend = Backend::Cuda, .gpu_engine = {.fft_length = bad}}); },
         "an even length of at least 2*Nt = 8");
   // Without a GPU (CI) or without CUDA in the build, the CUDA backend refuses with a reason.
   try {

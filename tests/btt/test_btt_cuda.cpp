@@ -61,7 +61,7 @@ TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   const TestOperator a = random_operator(s, triangular, 11);
   Plan gpu = a.make({.backend = Backend::Cuda,
                      .planning = Planning::Estimate,
-                     .gpu = {.gemv = gemv, .fft = fft, .fft_length = fft_length}});
+                     .gpu_engine = {.gemv = gemv, .fft = fft, .fft_length = fft_length}});
   const index_t length = fft_length != 0                   ? fft_length
                          : fft == FftImplementation::Fused ? power_of_two_at_least(padded_length(s))
                                                            : padded_length(s);
@@ -158,16 +158,16 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
   std::vector<PlanOptions> all;
   for (FftImplementation fft : {FftImplementation::Fused, FftImplementation::Cufft}) {
     const PlanOptions plain{
-        .backend = Backend::Cuda, .planning = Planning::Estimate, .gpu = {.fft = fft}};
+        .backend = Backend::Cuda, .planning = Planning::Estimate, .gpu_engine = {.fft = fft}};
     PlanOptions graphs = plain, profiled = plain;
-    graphs.gpu.graphs = true;
-    profiled.gpu.profile = true;
+    graphs.gpu_engine.graphs = true;
+    profiled.gpu_engine.profile = true;
     all.insert(all.end(), {plain, graphs, profiled});
   }
   for (const PlanOptions& options : all) {
     Plan gpu = a.make(options);
     ASSERT_EQ(to_string(gpu.choices().of(Op::F).transforms),
-              options.gpu.fft == FftImplementation::Fused ? "fused" : "cufft");
+              options.gpu_engine.fft == FftImplementation::Fused ? "fused" : "cufft");
     const index_t nrhs = 3;
     const std::size_t nx = static_cast<std::size_t>(nrhs * s.nm * s.nt);
     const std::size_t ny = static_cast<std::size_t>(nrhs * s.nm * s.nt);
@@ -188,7 +188,7 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
       EXPECT_LE(testing::relative_error(got, want), 1e-12) << "seed " << seed;
     }
-    if (options.gpu.profile) {
+    if (options.gpu_engine.profile) {
       const PhaseTimes t = gpu.last_phase_times();
       EXPECT_GT(t[ApplyPhase::Gemv], 0.0);
       EXPECT_GT(t[ApplyPhase::Fft], 0.0);
@@ -208,7 +208,7 @@ TEST(Cuda, RefusesFusedTransformsAtOtherLengths) {
     try {
       (void)Plan::create(kernels, shape,
                          {.backend = Backend::Cuda,
-                          .gpu = {.fft = FftImplementation::Fused, .fft_length = length}});
+                          .gpu_engine = {.fft = FftImplementation::Fused, .fft_length = length}});
       ADD_FAILURE() << "expected an error for length " << length;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(length == 0 ? "needs 16384" : "asked for is 48"),

@@ -12,7 +12,9 @@ BackendUnderTest cuda() {
   return {
       .name = "cuda",
       .options = {.backend = Backend::Cuda, .planning = Planning::Estimate},
-      .timed = {.backend = Backend::Cuda, .planning = Planning::Estimate, .gpu = {.profile = true}},
+      .timed = {.backend = Backend::Cuda,
+                .planning = Planning::Estimate,
+                .gpu_engine = {.profile = true}},
       .unavailable = [] { return std::string(gpu::device_count() == 0 ? "no CUDA device" : ""); },
       .fp64_scale = 10.0,
       // The cases' slacks over eq. (6) are about 4 times the CPU's largest error/bound. The GPU

@@ -40,7 +40,7 @@ Options on_gpu(TransposeMethod method, index_t max_rhs, Planning planning = Plan
   return {.backend = Backend::Cuda,
           .planning = planning,
           .max_rhs = max_rhs,
-          .gpu = {.context = nullptr, .device = 0, .transpose = method}};
+          .gpu_engine = {.transpose = method}};
 }
 
 // k in {1, 2, 3, 150}, odd mb and nb, empty rows, empty blocks (block 0 in one case), nb = 1.

@@ -246,7 +246,7 @@ TEST_F(Nccl, ProfiledPhasesAndTheCollectiveProbe) {
     const Grid grid(g);
     const Partition part(s, g);
     btt::PlanOptions options = test_options(2, "DDDDD", btt::Backend::Cuda);
-    options.gpu.profile = true;
+    options.gpu_engine.profile = true;
     DistributedPlan plan = distributed_plan(grid, a, options);
     const auto x = random_vector(static_cast<std::size_t>(nrhs * s.nm * s.nt), 6);
     (void)apply_on_gpus(plan, btt::Op::FadjF, x, nrhs, false);

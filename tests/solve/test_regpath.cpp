@@ -470,5 +470,21 @@ TEST(RegPathRefusals, BadInputsAreNamed) {
   expect_error([&] { (void)path.generalized_values(5); }, "frequency");
 }
 
+// options.backend = Cuda in a build without CUDA (the CPU CI's) is refused in one line saying
+// why; with CUDA, test_regpath_cuda runs that backend.
+TEST(RegPathRefusals, CudaBackendWithoutCudaIsRefused) {
+#ifdef SHIFTOP_HAVE_CUDA
+  GTEST_SKIP() << "built with CUDA: test_regpath_cuda runs the GPU backend";
+#else
+  const Problem p = make_problem({{2, 3, 4}, true, Kind::Identity}, 7);
+  RegPathOptions options;
+  options.backend = Backend::Cuda;
+  expect_error(
+      [&] { RegularizationPath(p.column, p.row, p.shape, p.regulariser, p.data, options); },
+      "gsvd: backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
+      "backend cpu");
+#endif
+}
+
 }  // namespace
 }  // namespace shiftop::solve

@@ -1,4 +1,4 @@
-// The regularisation path with the GSVDs on a GPU (RegPathOptions::context, svd/gsvd_gpu.hpp)
+// The regularisation path with the GSVDs on a GPU (RegPathOptions::backend = Backend::Cuda)
 // against the same path on the CPU (test_regpath checks the CPU against the dense embedded
 // problem): curves and solutions at alphas over decades, tall, wide and square frequency blocks,
 // every regulariser kind. The GPU GSVD equals the CPU's within rounding, not bitwise.
@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "shiftop/gpu/context.hpp"
+#include "shiftop/core/backend.hpp"
 #include "shiftop/gpu/devices.hpp"
 #include "shiftop/solve/regpath.hpp"
 
@@ -58,7 +58,7 @@ TEST_P(RegPathCuda, MatchesTheCpuPath) {
     }
   }
   RegPathOptions gpu_options;
-  gpu_options.context = gpu::Context::create(0);
+  gpu_options.backend = Backend::Cuda;
   const RegularizationPath cpu(column, row, s, r, data);
   const RegularizationPath gpu(column, row, s, r, data, gpu_options);
   const std::vector<double> alphas = {1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0};

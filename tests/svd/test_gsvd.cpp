@@ -698,4 +698,28 @@ TEST(GsvdHz, RankDeficientFExactZeros) {
   }
 }
 
+// options.backend = Cuda in a build without CUDA (the CPU CI's) is refused in one line saying
+// why, for one pair and for a batch; with CUDA, test_gsvd_gpu runs that backend.
+TEST(GsvdHz, CudaBackendWithoutCudaIsRefused) {
+#ifdef SHIFTOP_HAVE_CUDA
+  GTEST_SKIP() << "built with CUDA: test_gsvd_gpu runs the GPU backend";
+#else
+  const auto pair = shiftop::testing::random_gsvd_pair<double>(6, 7, 5, 3, 10.0);
+  GsvdOptions options;
+  options.backend = shiftop::Backend::Cuda;
+  const char* const why =
+      "gsvd: backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
+      "backend cpu";
+  expect_error(
+      [&] { (void)shiftop::svd::gsvd_hz(pair.f.data(), 6, 6, pair.g.data(), 7, 7, 5, options); },
+      why);
+  expect_error(
+      [&] {
+        (void)shiftop::svd::gsvd_hz_batched(pair.f.data(), 6, 30, pair.g.data(), 7, 35, 1, 6, 7, 5,
+                                            options);
+      },
+      why);
+#endif
+}
+
 }  // namespace

@@ -1,11 +1,12 @@
-// The batched implicit Hari-Zimmermann GSVD on the GPU (shiftop/svd/gsvd_gpu.hpp; label gpu,
-// skipped without a device), against the pairs of prescribed generalized singular values of
-// support/prescribed_gsvd.hpp and against the CPU gsvd_hz_batched on the same pairs: the values,
-// the residuals F - U diag(sigma_f) X and G - V diag(sigma_g) X, the orthogonality of V and of U's
-// columns of nonzero sigma_f, sigma_f^2 + sigma_g^2 = 1 and the order; real and complex; n = 1,
-// 2, odd, 32, 100 (F and G in shared memory, Z in global memory) and 200 (all in global memory),
-// m < n; a batch of more pairs than the GPU has multiprocessors, bit for bit equal to its pairs
-// one at a time; every strategy; the scaling by powers of two; max_sweeps; the refusals.
+// The batched implicit Hari-Zimmermann GSVD on the GPU (options.backend = Backend::Cuda,
+// shiftop/svd/gsvd.hpp; label gpu, skipped without a device), against the pairs of prescribed
+// generalized singular values of support/prescribed_gsvd.hpp and against the CPU gsvd_hz_batched on
+// the same pairs: the values, the residuals F - U diag(sigma_f) X and G - V diag(sigma_g) X, the
+// orthogonality of V and of U's columns of nonzero sigma_f, sigma_f^2 + sigma_g^2 = 1 and the
+// order; real and complex; n = 1, 2, odd, 32, 100 (F and G in shared memory, Z in global memory)
+// and 200 (all in global memory), m < n; a batch of more pairs than the GPU has multiprocessors,
+// bit for bit equal to its pairs one at a time; one pair by gsvd_hz and on a context of the
+// caller's; every strategy; the scaling by powers of two; max_sweeps; the refusals.
 //
 // Bounds. The values' errors against the prescribed ones are dominated by the pair's own
 // sensitivity (F and G are rounded to double once): a host replica of the kernels' arithmetic
@@ -33,7 +34,6 @@
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
 #include "shiftop/svd/gsvd.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
 #include "support/expect_error.hpp"
 #include "support/prescribed_gsvd.hpp"
 
@@ -49,11 +49,6 @@ using shiftop::testing::expect_error;
 
 using Complex = std::complex<double>;
 constexpr double kEps = 0x1p-53;
-
-const shiftop::gpu::Context& context() {
-  static const std::shared_ptr<shiftop::gpu::Context> shared = shiftop::gpu::Context::create(0);
-  return *shared;
-}
 
 class GsvdGpuTest : public ::testing::Test {
  protected:
@@ -84,10 +79,16 @@ Batch<T> prescribed_batch(index_t batch, index_t m, index_t p, index_t n, unsign
   return out;
 }
 
+/// Options for the GPU: the library's backend choice, on its shared context of GPU 0.
+GsvdOptions cuda(GsvdOptions options) {
+  options.backend = shiftop::Backend::Cuda;
+  return options;
+}
+
 template <class T>
 BatchedGsvdResult<T> on_gpu(const Batch<T>& in, const GsvdOptions& options) {
-  return shiftop::svd::gsvd_hz_batched(context(), in.f.data(), in.m, in.m * in.n, in.g.data(), in.p,
-                                       in.p * in.n, in.batch, in.m, in.p, in.n, options);
+  return shiftop::svd::gsvd_hz_batched(in.f.data(), in.m, in.m * in.n, in.g.data(), in.p,
+                                       in.p * in.n, in.batch, in.m, in.p, in.n, cuda(options));
 }
 
 template <class T>
@@ -311,7 +312,7 @@ TEST_F(GsvdGpuTest, ValuesOnlyMatchValuesWithVectors) {
 // More pairs than multiprocessors; each pair bit for bit as in a batch of one (the block's
 // arithmetic does not depend on the batch), X to rounding (cuBLAS).
 TEST_F(GsvdGpuTest, LargeBatchEqualsPairsOneAtATime) {
-  const index_t batch = 2 * context().multiprocessors() + 7;
+  const index_t batch = 2 * shiftop::gpu::shared_context(0).context->multiprocessors() + 7;
   const Batch<double> in = prescribed_batch<double>(batch, 16, 18, 16, 500);
   GsvdOptions options;
   options.compute_vectors = true;
@@ -416,7 +417,7 @@ TEST_F(GsvdGpuTest, MaxSweepsStopsUnconverged) {
 TEST_F(GsvdGpuTest, EmptyBatch) {
   const std::vector<double> none;
   const BatchedGsvdResult<double> r = shiftop::svd::gsvd_hz_batched(
-      context(), none.data(), 3, 6, none.data(), 3, 6, 0, 3, 3, 2, GsvdOptions{});
+      none.data(), 3, 6, none.data(), 3, 6, 0, 3, 3, 2, cuda(GsvdOptions{}));
   EXPECT_EQ(r.batch, 0);
   EXPECT_TRUE(r.sigma_f.empty() && r.stats.empty());
 }
@@ -492,20 +493,20 @@ TEST_F(GsvdGpuTest, Refusals) {
   }
   expect_error(
       [&] {
-        (void)shiftop::svd::gsvd_hz_batched(context(), in.f.data(), 5, 30, in.g.data(), 7, 35, 2, 6,
-                                            7, 5, defaults);
+        (void)shiftop::svd::gsvd_hz_batched(in.f.data(), 5, 30, in.g.data(), 7, 35, 2, 6, 7, 5,
+                                            cuda(defaults));
       },
       "ldf");
   expect_error(
       [&] {
-        (void)shiftop::svd::gsvd_hz_batched(context(), in.f.data(), 6, 29, in.g.data(), 7, 35, 2, 6,
-                                            7, 5, defaults);
+        (void)shiftop::svd::gsvd_hz_batched(in.f.data(), 6, 29, in.g.data(), 7, 35, 2, 6, 7, 5,
+                                            cuda(defaults));
       },
       "stride_f");
   expect_error(
       [&] {
-        (void)shiftop::svd::gsvd_hz_batched<double>(context(), nullptr, 6, 30, in.g.data(), 7, 35,
-                                                    2, 6, 7, 5, defaults);
+        (void)shiftop::svd::gsvd_hz_batched<double>(nullptr, 6, 30, in.g.data(), 7, 35, 2, 6, 7, 5,
+                                                    cuda(defaults));
       },
       "f: expected a matrix");
 }
@@ -529,12 +530,36 @@ TEST_F(GsvdGpuTest, PaddedLayout) {
   options.compute_vectors = true;
   const BatchedGsvdResult<Complex> packed = on_gpu(in, options);
   const BatchedGsvdResult<Complex> padded = shiftop::svd::gsvd_hz_batched(
-      context(), f.data(), ldf, stride_f, g.data(), ldg, stride_g, 3, 9, 11, 8, options);
+      f.data(), ldf, stride_f, g.data(), ldg, stride_g, 3, 9, 11, 8, cuda(options));
   EXPECT_EQ(packed.sigma_f, padded.sigma_f);
   EXPECT_EQ(packed.sigma_g, padded.sigma_g);
   EXPECT_EQ(packed.u, padded.u);
   EXPECT_EQ(packed.v, padded.v);
   EXPECT_EQ(packed.x, padded.x);
+}
+
+// svd::gsvd_hz on one pair with backend Cuda is the batch of one (bit for bit), and a context of
+// the caller's (options.gpu.context) gives the results of the library's shared one: the same
+// kernels on the same GPU.
+TEST_F(GsvdGpuTest, OnePairAndAGivenContext) {
+  const Batch<Complex> in = prescribed_batch<Complex>(1, 9, 11, 8, 1100);
+  GsvdOptions options;
+  options.compute_vectors = true;
+  const BatchedGsvdResult<Complex> batch = on_gpu(in, options);
+  const shiftop::svd::GsvdResult<Complex> one =
+      shiftop::svd::gsvd_hz(in.f.data(), 9, 9, in.g.data(), 11, 11, 8, cuda(options));
+  EXPECT_TRUE(one.m == 9 && one.p == 11 && one.n == 8);
+  EXPECT_EQ(one.sigma_f, batch.sigma_f);
+  EXPECT_EQ(one.sigma_g, batch.sigma_g);
+  EXPECT_EQ(one.u, batch.u);
+  EXPECT_EQ(one.v, batch.v);
+  EXPECT_EQ(one.x, batch.x);
+  EXPECT_EQ(one.stats.transformations, batch.stats[0].transformations);
+  EXPECT_TRUE(one.stats.converged);
+  options.gpu.context = shiftop::gpu::Context::create(0);
+  const BatchedGsvdResult<Complex> given = on_gpu(in, options);
+  EXPECT_EQ(given.sigma_f, batch.sigma_f);
+  EXPECT_EQ(given.x, batch.x);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "shiftop/svd/jacobi.hpp"
 #include "support/expect_error.hpp"
 #include "support/graded_matrices.hpp"
+#include "support/jacobi_checks.hpp"
 
 namespace {
 
@@ -25,23 +26,11 @@ using shiftop::svd::JacobiOptions;
 using shiftop::svd::JacobiResult;
 using shiftop::svd::Real;
 using shiftop::svd::Variant;
-
-template <class T>
-constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
-
-template <class T>
-std::vector<T> random_matrix(index_t m, index_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::vector<T> a(static_cast<std::size_t>(m * n));
-  for (T& x : a) {
-    if constexpr (kComplex<T>)
-      x = T(static_cast<Real<T>>(normal(rng)), static_cast<Real<T>>(normal(rng)));
-    else
-      x = static_cast<T>(normal(rng));
-  }
-  return a;
-}
+using shiftop::testing::eps;
+using shiftop::testing::kComplex;
+using shiftop::testing::orthogonality;
+using shiftop::testing::random_entries;
+using shiftop::testing::widen;
 
 // The singular values of a (m x n, column-major) by LAPACK's xGESVD in double precision.
 template <class T>
@@ -65,30 +54,11 @@ std::vector<double> lapack_sigma(const std::vector<T>& a, index_t m, index_t n) 
   return s;
 }
 
-template <class T>
-std::complex<double> widen(T x) {
-  return {static_cast<double>(std::real(x)), static_cast<double>(std::imag(x))};
-}
-
 struct Errors {
   double sigma = 0;                                 // max |s - s_ref| / s_max
   double residual = 0;                              // ||A V - U S||_F / ||A||_F
   double u_orthogonality = 0, v_orthogonality = 0;  // max |(X^H X - I)_ij|
 };
-
-// ||X^H X - I||_max for the rows x cols matrix x, in double.
-template <class T>
-double orthogonality(const std::vector<T>& x, index_t rows, index_t cols) {
-  double worst = 0;
-  for (index_t i = 0; i < cols; ++i)
-    for (index_t j = 0; j < cols; ++j) {
-      std::complex<double> s = 0;
-      for (index_t k = 0; k < rows; ++k)
-        s += std::conj(widen(x[k + i * rows])) * widen(x[k + j * rows]);
-      worst = std::max(worst, std::abs(s - (i == j ? 1.0 : 0.0)));
-    }
-  return worst;
-}
 
 template <class T>
 Errors errors(const std::vector<T>& a, index_t m, index_t n, const JacobiResult<T>& r) {
@@ -111,8 +81,8 @@ Errors errors(const std::vector<T>& a, index_t m, index_t n, const JacobiResult<
       den += std::norm(widen(x));
     e.residual = std::sqrt(num / den);
   }
-  if (!r.u.empty()) e.u_orthogonality = orthogonality(r.u, m, k);
-  if (!r.v.empty()) e.v_orthogonality = orthogonality(r.v, n, k);
+  if (!r.u.empty()) e.u_orthogonality = orthogonality(r.u.data(), m, k);
+  if (!r.v.empty()) e.v_orthogonality = orthogonality(r.v.data(), n, k);
   return e;
 }
 
@@ -120,11 +90,6 @@ template <class T>
 class Driver : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
 TYPED_TEST_SUITE(Driver, Types);
-
-template <class T>
-double eps() {
-  return static_cast<double>(std::numeric_limits<Real<T>>::epsilon());
-}
 
 // Every variant, with and without preprocessing, on sizes around the block width 4 (n = w - 1,
 // w, w + 1, 2w + 1, odd, 1, 2) and shapes tall, wide, square and m >> n.
@@ -139,7 +104,7 @@ TYPED_TEST(Driver, MatchesLapackForEveryVariantAndShape) {
   for (const auto& [m, n] : shapes)
     for (Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock})
       for (bool preprocess : {true, false}) {
-        const std::vector<T> a = random_matrix<T>(m, n, seed++);
+        const std::vector<T> a = random_entries<T>(m * n, seed++);
         JacobiOptions options{.compute_u = true,
                               .compute_v = true,
                               .variant = variant,
@@ -173,7 +138,7 @@ TYPED_TEST(Driver, MatchesLapackForEveryVariantAndShape) {
 TYPED_TEST(Driver, ValuesOnlyMatchValuesWithVectors) {
   using T = TypeParam;
   const index_t m = 30, n = 21;
-  const std::vector<T> a = random_matrix<T>(m, n, 7);
+  const std::vector<T> a = random_entries<T>(m * n, 7);
   for (Variant variant : {Variant::Pointwise, Variant::FullBlock}) {
     JacobiOptions options{.variant = variant, .block_width = 4, .threads = 1};
     const auto values = jacobi(a.data(), m, n, m, options);
@@ -190,7 +155,7 @@ TYPED_TEST(Driver, ValuesOnlyMatchValuesWithVectors) {
 TYPED_TEST(Driver, RankDeficient) {
   using T = TypeParam;
   const index_t m = 40, n = 30, k = 7;
-  const std::vector<T> x = random_matrix<T>(m, k, 3), y = random_matrix<T>(k, n, 4);
+  const std::vector<T> x = random_entries<T>(m * k, 3), y = random_entries<T>(k * n, 4);
   std::vector<T> a(static_cast<std::size_t>(m * n), T(0));
   for (index_t j = 0; j < n; ++j)
     for (index_t l = 0; l < k; ++l)
@@ -219,7 +184,7 @@ TYPED_TEST(Driver, RankDeficient) {
 TYPED_TEST(Driver, VariantsAgree) {
   using T = TypeParam;
   const index_t m = 45, n = 37;
-  const std::vector<T> a = random_matrix<T>(m, n, 11);
+  const std::vector<T> a = random_entries<T>(m * n, 11);
   JacobiOptions options{.compute_u = true,
                         .compute_v = true,
                         .variant = Variant::Pointwise,
@@ -254,7 +219,7 @@ TYPED_TEST(Driver, VariantsAgree) {
 TYPED_TEST(Driver, HyperbolicStructure) {
   using T = TypeParam;
   const index_t m = 26, n = 19, n_plus = 8;
-  const std::vector<T> a = random_matrix<T>(m, n, 21);
+  const std::vector<T> a = random_entries<T>(m * n, 21);
   for (Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock})
     for (bool preprocess : {true, false}) {
       JacobiOptions options{.compute_u = true,
@@ -268,31 +233,13 @@ TYPED_TEST(Driver, HyperbolicStructure) {
       EXPECT_TRUE(r.stats.converged);
       EXPECT_TRUE(std::is_sorted(r.sigma.rend() - n_plus, r.sigma.rend()));
       EXPECT_TRUE(std::is_sorted(r.sigma.rbegin(), r.sigma.rend() - n_plus));
-      double residual = 0, norm = 0, j_error = 0;
-      for (index_t j = 0; j < n; ++j)
-        for (index_t i = 0; i < m; ++i) {
-          std::complex<double> av = 0;
-          for (index_t l = 0; l < n; ++l)
-            av += widen(a[i + l * m]) * widen(r.v[l + j * n]);
-          residual += std::norm(av - widen(r.u[i + j * m]) * static_cast<double>(r.sigma[j]));
-          norm += std::norm(widen(a[i + j * m]));
-        }
-      double v_norm = 0;
-      for (index_t i = 0; i < n; ++i)
-        for (index_t j = 0; j < n; ++j) {
-          std::complex<double> s = 0;
-          for (index_t l = 0; l < n; ++l)
-            s += std::conj(widen(r.v[l + i * n])) * widen(r.v[l + j * n]) *
-                 (l < n_plus ? 1.0 : -1.0);
-          const double expected = i == j ? (i < n_plus ? 1.0 : -1.0) : 0.0;
-          j_error = std::max(j_error, std::abs(s - expected));
-          v_norm = std::max(v_norm, std::norm(widen(r.v[i + j * n])));
-        }
+      const shiftop::testing::HyperbolicErrors e = shiftop::testing::hyperbolic_errors(
+          a.data(), m, n, r.sigma.data(), r.u.data(), r.v.data(), n_plus);
       SCOPED_TRACE(::testing::Message() << "variant " << static_cast<int>(variant));
       // V is not orthogonal: its errors scale with ||V||^2 (measured ||V||_max^2 ~ 10).
-      EXPECT_LE(std::sqrt(residual / norm), 40 * eps<T>() * (1 + v_norm));
-      EXPECT_LE(j_error, 100 * eps<T>() * (1 + v_norm));
-      EXPECT_LE(orthogonality(r.u, m, n), 40 * eps<T>());
+      EXPECT_LE(e.residual, 40 * eps<T>() * (1 + e.v_norm));
+      EXPECT_LE(e.j_error, 100 * eps<T>() * (1 + e.v_norm));
+      EXPECT_LE(orthogonality(r.u.data(), m, n), 40 * eps<T>());
     }
 }
 
@@ -301,7 +248,7 @@ TYPED_TEST(Driver, HyperbolicStructure) {
 TYPED_TEST(Driver, ThreadCountInvariant) {
   using T = TypeParam;
   const index_t m = 30, n = 27;
-  const std::vector<T> a = random_matrix<T>(m, n, 5);
+  const std::vector<T> a = random_entries<T>(m * n, 5);
   for (Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock})
     for (index_t n_plus : {index_t{-1}, index_t{17}}) {
       JacobiOptions options{.compute_u = true,
@@ -326,7 +273,7 @@ TYPED_TEST(Driver, ThreadCountInvariant) {
 TYPED_TEST(Driver, BatchedEqualsOneAtATime) {
   using T = TypeParam;
   const index_t batch = 5, m = 9, n = 12, lda = 10, stride = 130;
-  const std::vector<T> a = random_matrix<T>(stride, batch, 9);
+  const std::vector<T> a = random_entries<T>(stride * batch, 9);
   JacobiOptions options{.compute_u = true, .compute_v = true, .threads = 3};
   const auto all = shiftop::svd::jacobi_batched(a.data(), batch, m, n, lda, stride, options);
   ASSERT_EQ(all.sigma.size(), static_cast<std::size_t>(batch * m));
@@ -347,7 +294,7 @@ TYPED_TEST(Driver, ExtremeScalesScaleTheValues) {
   using T = TypeParam;
   if constexpr (std::is_same_v<Real<T>, double>) {
     const index_t m = 20, n = 15;
-    const std::vector<T> a = random_matrix<T>(m, n, 13);
+    const std::vector<T> a = random_entries<T>(m * n, 13);
     JacobiOptions options{.variant = Variant::FullBlock, .block_width = 4, .threads = 1};
     const auto base = jacobi(a.data(), m, n, m, options);
     for (int e : {600, -600}) {
@@ -367,7 +314,7 @@ TYPED_TEST(Driver, ExtremeScalesScaleTheValues) {
 // A's smallest values came out with relative errors up to 1.5e-4 (measured).
 TEST(DriverGraded, RowScalingIsAsAccurateAsColumnScaling) {
   const index_t n = 12;
-  const std::vector<double> b = random_matrix<double>(n, n, 21);
+  const std::vector<double> b = random_entries<double>(n * n, 21);
   std::vector<double> rows(b.size()), columns(b.size());
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < n; ++j) {
@@ -405,8 +352,8 @@ TYPED_TEST(Driver, ZeroMatrixHasRankZero) {
     for (auto s : r.sigma)
       EXPECT_EQ(s, Real<T>(0));
     const index_t k = std::min(m, n);
-    EXPECT_LT(orthogonality(r.u, m, k), 4 * eps<T>());
-    EXPECT_LT(orthogonality(r.v, n, k), 4 * eps<T>());
+    EXPECT_LT(orthogonality(r.u.data(), m, k), 4 * eps<T>());
+    EXPECT_LT(orthogonality(r.v.data(), n, k), 4 * eps<T>());
   }
 }
 
@@ -418,13 +365,13 @@ TYPED_TEST(Driver, TinySingularValuesAreKeptByDefault) {
   const index_t n = 3;
   const R tiny = std::is_same_v<R, float> ? R(1e-20f) : R(1e-200);
   const R scales[n] = {R(1), tiny, R(1e-8)};
-  std::vector<T> a = random_matrix<T>(n + 2, n, 17);  // columns scaled: B D
+  std::vector<T> a = random_entries<T>((n + 2) * n, 17);  // columns scaled: B D
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < n + 2; ++i)
       a[i + j * (n + 2)] *= scales[j];
   const auto r = jacobi(a.data(), n + 2, n, n + 2);
   EXPECT_EQ(r.stats.rank, n);
-  std::vector<T> scaled_free = random_matrix<T>(n + 2, n, 17);
+  std::vector<T> scaled_free = random_entries<T>((n + 2) * n, 17);
   const auto b = jacobi(scaled_free.data(), n + 2, n, n + 2);
   // sigma_i of B D is not sigma_i(B) * d_i, but with scales this far apart it is to first order:
   // the smallest is tiny times the norm of B's second column projected away from the others.
@@ -473,6 +420,24 @@ TEST(DriverErrors, BadInputIsNamed) {
                "matrix 0: entry (1, 0) is nan");
   expect_error([&] { shiftop::svd::jacobi_batched(a.data(), 2, 2, 2, 2, 3); },
                "stride: expected >= lda * n = 4, got 3");
+}
+
+// options.backend = Cuda in a build without CUDA (the CPU CI's) is refused in one line saying
+// why, for one matrix and for a batch; with CUDA, test_jacobi_gpu runs that backend.
+TEST(DriverErrors, CudaBackendWithoutCudaIsRefused) {
+#ifdef SHIFTOP_HAVE_CUDA
+  GTEST_SKIP() << "built with CUDA: test_jacobi_gpu runs the GPU backend";
+#else
+  using shiftop::testing::expect_error;
+  const std::vector<double> a(20, 1.0);
+  JacobiOptions options;
+  options.backend = shiftop::Backend::Cuda;
+  const char* const why =
+      "svd: backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
+      "backend cpu";
+  expect_error([&] { jacobi(a.data(), 5, 4, 5, options); }, why);
+  expect_error([&] { shiftop::svd::jacobi_batched(a.data(), 2, 2, 2, 2, 4, options); }, why);
+#endif
 }
 
 }  // namespace

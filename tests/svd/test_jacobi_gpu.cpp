@@ -1,11 +1,13 @@
-// The batched one-sided Jacobi (H)SVD on the GPU (shiftop/svd/jacobi_gpu.hpp; label gpu, skipped
-// without a device): singular values of graded matrices (B D and D B, kappa to 1e14) against the
-// __float128 Jacobi of the same matrix (support/quad_reference.hpp) for every strategy, complex
-// and FP32 graded matrices against the reference of their real embedding, the HSVD on the thesis'
-// Lambda(3); U and V orthonormal and A = U S V^H (hyperbolic: A V = U S, V^H J V = J); the GPU
-// against the CPU driver; a batch bit for bit equal to one matrix at a time; tiny, odd, wide,
-// rank-deficient and zero matrices; sizes on both sides of the shared-memory limit; the device API
-// (outputs poisoned with NaN, inputs left untouched, padded layouts); refusals; the empty batch.
+// The one-sided Jacobi (H)SVD on the GPU (options.backend = Backend::Cuda,
+// shiftop/svd/jacobi_gpu.hpp; label gpu, skipped without a device): singular values of graded
+// matrices (B D and D B, kappa to 1e14) against the __float128 Jacobi of the same matrix
+// (support/quad_reference.hpp) for every strategy, complex and FP32 graded matrices against the
+// reference of their real embedding, the HSVD on the thesis' Lambda(3); U and V orthonormal and
+// A = U S V^H (hyperbolic: A V = U S, V^H J V = J); the GPU against the CPU driver; a batch bit
+// for bit equal to one matrix at a time; tiny, odd, wide, rank-deficient and zero matrices; sizes
+// on both sides of the shared-memory limit; the device API (outputs poisoned with NaN, inputs left
+// untouched, padded layouts); one matrix and a context of the caller's against a batch on the
+// library's shared context; refusals; the empty batch.
 //
 // Bounds: the CPU suite's (test_relative_accuracy.cpp, test_accuracy_quad.cpp,
 // test_jacobi_driver.cpp) times 2, as the GPU sums in another order; set before the first GPU run.
@@ -34,6 +36,7 @@
 #include "shiftop/svd/jacobi_gpu.hpp"
 #include "support/expect_error.hpp"
 #include "support/graded_matrices.hpp"
+#include "support/jacobi_checks.hpp"
 #include "support/prescribed_spectra.hpp"
 #include "support/quad_reference.hpp"
 
@@ -47,15 +50,10 @@ using shiftop::svd::JacobiStats;
 using shiftop::svd::Real;
 using shiftop::svd::StrategyKind;
 using shiftop::svd::Variant;
-
-template <class T>
-constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
-
-/// The unit roundoff of T's real type: the "eps" of the bounds in units of n eps.
-template <class T>
-constexpr double unit_roundoff() {
-  return std::numeric_limits<Real<T>>::epsilon() / 2.0;
-}
+using shiftop::testing::orthogonality;
+using shiftop::testing::random_entries;
+using shiftop::testing::unit_roundoff;
+using shiftop::testing::widen;
 
 // Bounds in units of n eps (n: the columns of min(m, n)), the CPU suite's times 2.
 constexpr double kGradedValues = 40;   // test_accuracy_quad: 20 n eps (measured <= 7.5)
@@ -71,9 +69,14 @@ constexpr StrategyKind kStrategies[] = {StrategyKind::ReversedRowCyclicClosest,
                                         StrategyKind::RowCyclicClosest,
                                         StrategyKind::ModifiedModulus};
 
-const shiftop::gpu::Context& context() {
+// The device API's context, the test's own (the host API runs on the library's shared context
+// unless given this one).
+const std::shared_ptr<shiftop::gpu::Context>& shared_context() {
   static const std::shared_ptr<shiftop::gpu::Context> shared = shiftop::gpu::Context::create(0);
-  return *shared;
+  return shared;
+}
+const shiftop::gpu::Context& context() {
+  return *shared_context();
 }
 
 class GpuTest : public ::testing::Test {
@@ -122,54 +125,22 @@ class DeviceBuffer {
 };
 
 template <class T>
-std::complex<double> widen(T x) {
-  return {static_cast<double>(std::real(x)), static_cast<double>(std::imag(x))};
-}
-
-template <class T>
 bool is_finite(T x) {
   return std::isfinite(std::real(x)) && std::isfinite(std::imag(x));
 }
 
-/// count entries, normal(0, 1) (complex: both parts).
-template <class T>
-std::vector<T> random_entries(index_t count, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::vector<T> a(static_cast<std::size_t>(count));
-  for (T& x : a) {
-    if constexpr (kComplex<T>)
-      x = T(static_cast<Real<T>>(normal(rng)), static_cast<Real<T>>(normal(rng)));
-    else
-      x = static_cast<T>(normal(rng));
-  }
-  return a;
-}
-
+/// The batch on the GPU through the library's backend choice, on its shared context of GPU 0.
 template <class T>
 BatchedJacobiResult<T> on_gpu(const std::vector<T>& a, index_t batch, index_t m, index_t n,
-                              index_t lda, index_t stride, const JacobiOptions& options) {
-  return shiftop::svd::jacobi_batched(context(), a.data(), batch, m, n, lda, stride, options);
+                              index_t lda, index_t stride, JacobiOptions options) {
+  options.backend = shiftop::Backend::Cuda;
+  return shiftop::svd::jacobi_batched(a.data(), batch, m, n, lda, stride, options);
 }
 
 template <class T>
 BatchedJacobiResult<T> on_cpu(const std::vector<T>& a, index_t batch, index_t m, index_t n,
                               index_t lda, index_t stride, const JacobiOptions& options) {
   return shiftop::svd::jacobi_batched(a.data(), batch, m, n, lda, stride, options);
-}
-
-/// ||X^H X - I||_max of the rows x cols column-major x, in double.
-template <class T>
-double orthogonality(const T* x, index_t rows, index_t cols) {
-  double worst = 0;
-  for (index_t i = 0; i < cols; ++i)
-    for (index_t j = i; j < cols; ++j) {
-      std::complex<double> s = 0;
-      for (index_t k = 0; k < rows; ++k)
-        s += std::conj(widen(x[k + i * rows])) * widen(x[k + j * rows]);
-      worst = std::max(worst, std::abs(s - (i == j ? 1.0 : 0.0)));
-    }
-  return worst;
 }
 
 struct Quality {
@@ -372,7 +343,7 @@ TEST_F(GpuRelativeAccuracy, GradedTo24DecadesBothOrders) {
 TEST_F(GpuRelativeAccuracy, ValuesBeyondTheRangeAreRefused) {
   const std::vector<double> a = {1e308, 1e308, 1e308, -1e308, -1e308, -1e308};
   shiftop::testing::expect_error(
-      [&] { shiftop::svd::jacobi_batched(context(), a.data(), 1, 3, 2, 3, 6, JacobiOptions{}); },
+      [&] { on_gpu(a, 1, 3, 2, 3, 6, JacobiOptions{}); },
       "a: matrix 0: a singular value exceeds the largest finite float64");
 }
 
@@ -496,29 +467,12 @@ TYPED_TEST(GpuJacobi, HyperbolicStructure) {
     EXPECT_TRUE(r.stats[0].converged) << where;
     EXPECT_TRUE(std::is_sorted(r.sigma.rend() - n_plus, r.sigma.rend())) << where;
     EXPECT_TRUE(std::is_sorted(r.sigma.rbegin(), r.sigma.rend() - n_plus)) << where;
-    double residual = 0, norm = 0, j_error = 0, v_norm = 0;
-    for (index_t j = 0; j < n; ++j)
-      for (index_t i = 0; i < m; ++i) {
-        std::complex<double> av = 0;
-        for (index_t l = 0; l < n; ++l)
-          av += widen(a[i + l * m]) * widen(r.v[l + j * n]);
-        residual += std::norm(av - widen(r.u[i + j * m]) * static_cast<double>(r.sigma[j]));
-        norm += std::norm(widen(a[i + j * m]));
-      }
-    for (index_t i = 0; i < n; ++i)
-      for (index_t j = 0; j < n; ++j) {
-        std::complex<double> s = 0;
-        for (index_t l = 0; l < n; ++l)
-          s += std::conj(widen(r.v[l + i * n])) * widen(r.v[l + j * n]) * (l < n_plus ? 1.0 : -1.0);
-        const double expected = i == j ? (i < n_plus ? 1.0 : -1.0) : 0.0;
-        j_error = std::max(j_error, std::abs(s - expected));
-        v_norm = std::max(v_norm, std::norm(widen(r.v[i + j * n])));
-      }
+    const auto [residual, j_error, v_norm] = shiftop::testing::hyperbolic_errors(
+        a.data(), m, n, r.sigma.data(), r.u.data(), r.v.data(), n_plus);
     double against_cpu = 0;
     for (index_t i = 0; i < n; ++i)
       against_cpu = std::max(against_cpu, std::abs(static_cast<double>(r.sigma[i] - cpu.sigma[i])) /
                                               static_cast<double>(cpu.sigma[i]));
-    residual = std::sqrt(residual / norm);
     const double u_error = orthogonality(r.u.data(), m, n);
     std::printf(
         "HSVD %s: residual %.2f, V^H J V - J %.2f, U %.2f eps (||V||_max^2 %.1f); sigma against "
@@ -796,6 +750,31 @@ TYPED_TEST(GpuJacobi, DeviceArrays) {
   }
 }
 
+// svd::jacobi on one matrix with backend Cuda is the batch of one (bit for bit), and a context of
+// the caller's (options.gpu.context) gives the results of the library's shared one: the same
+// kernels on the same GPU. Tall and wide, with U and V.
+TYPED_TEST(GpuJacobi, OneMatrixAndAGivenContext) {
+  using T = TypeParam;
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{23, 17}, {17, 23}}) {
+    const std::vector<T> a = random_entries<T>(m * n, 70);
+    const std::string where = std::to_string(m) + "x" + std::to_string(n);
+    JacobiOptions options{.compute_u = true, .compute_v = true};
+    const auto batch = on_gpu(a, 1, m, n, m, m * n, options);
+    options.backend = shiftop::Backend::Cuda;
+    const shiftop::svd::JacobiResult<T> one = shiftop::svd::jacobi(a.data(), m, n, m, options);
+    EXPECT_TRUE(one.m == m && one.n == n) << where;
+    EXPECT_TRUE(one.sigma == batch.sigma) << where;
+    EXPECT_TRUE(one.u == batch.u) << where;
+    EXPECT_TRUE(one.v == batch.v) << where;
+    EXPECT_EQ(one.stats.rotations, batch.stats[0].rotations) << where;
+    EXPECT_TRUE(one.stats.converged) << where;
+    options.gpu.context = shared_context();
+    const auto given = shiftop::svd::jacobi_batched(a.data(), 1, m, n, m, m * n, options);
+    EXPECT_TRUE(given.sigma == batch.sigma) << where << ", given context";
+    EXPECT_TRUE(given.u == batch.u && given.v == batch.v) << where << ", given context";
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Refusals and the empty batch.
 
@@ -803,12 +782,12 @@ using GpuJacobiErrors = GpuTest;
 
 TEST_F(GpuJacobiErrors, BadInputIsNamed) {
   using shiftop::testing::expect_error;
-  const auto& gpu = context();
-  std::vector<double> a(40);  // two 5x4 matrices, lda 5, stride 20
+  const auto& gpu = context();  // the device API's
+  std::vector<double> a(40);    // two 5x4 matrices, lda 5, stride 20
   for (index_t e = 0; e < 40; ++e)
     a[e] = std::sin(static_cast<double>(e + 1));
   a[20 + 2 + 1 * 5] = std::nan("");
-  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20); },
+  expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, JacobiOptions{}); },
                "a: matrix 1: entry (2, 1) is nan");
   {  // the same found on the device, by the preprocessing kernel
     const DeviceBuffer<double> device_a(a);
@@ -837,26 +816,30 @@ TEST_F(GpuJacobiErrors, BadInputIsNamed) {
   }
   JacobiOptions tolerance;
   tolerance.rank_tolerance = 1e-8;
-  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20, tolerance); },
+  expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, tolerance); },
                "rank_tolerance: the GPU keeps every singular value");
   for (Variant variant : {Variant::BlockOriented, Variant::FullBlock}) {
     JacobiOptions blocked;
     blocked.variant = variant;
-    expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20, blocked); },
+    expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, blocked); },
                  "variant: the GPU runs the pointwise method");
   }
-  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 0, 4, 5, 20); },
-               "at least 1 x 1, got 0 x 4");
-  expect_error([&] { shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 4, 20); },
+  expect_error([&] { on_gpu(a, 2, 0, 4, 5, 20, JacobiOptions{}); }, "at least 1 x 1, got 0 x 4");
+  expect_error([&] { on_gpu(a, 2, 5, 4, 4, 20, JacobiOptions{}); },
                "lda: expected >= m = 5, got 4");
-  // After the refusals (one of them found on the device) the context still works.
-  const auto r = shiftop::svd::jacobi_batched(gpu, a.data(), 2, 5, 4, 5, 20);
+  // After the refusals (one of them found on the device) the contexts still work.
+  const auto r = on_gpu(a, 2, 5, 4, 5, 20, JacobiOptions{});
   EXPECT_TRUE(r.stats[0].converged && r.stats[1].converged);
+  JacobiOptions given;
+  given.gpu.context = shared_context();
+  const auto on_given = on_gpu(a, 2, 5, 4, 5, 20, given);
+  EXPECT_TRUE(on_given.stats[0].converged && on_given.stats[1].converged);
 }
 
 TEST_F(GpuJacobiErrors, EmptyBatchGivesEmptyResults) {
-  const JacobiOptions options{.compute_u = true, .compute_v = true};
-  const auto r = shiftop::svd::jacobi_batched<double>(context(), nullptr, 0, 6, 4, 6, 24, options);
+  JacobiOptions options{.compute_u = true, .compute_v = true};
+  options.backend = shiftop::Backend::Cuda;
+  const auto r = shiftop::svd::jacobi_batched<double>(nullptr, 0, 6, 4, 6, 24, options);
   EXPECT_EQ(r.batch, 0);
   EXPECT_TRUE(r.sigma.empty() && r.u.empty() && r.v.empty() && r.stats.empty());
   const auto stats =

@@ -267,5 +267,22 @@ TEST(Spectrum, BadInputIsRefusedByName) {
   expect_error([&] { (void)spectrum(lag0.column, lag0.row, s); }, "disagree at lag 0");
 }
 
+// options.backend = Cuda in a build without CUDA (the CPU CI's) is refused in one line saying
+// why; with CUDA, the Python package's GPU tests run that backend.
+TEST(Spectrum, CudaBackendWithoutCudaIsRefused) {
+#ifdef SHIFTOP_HAVE_CUDA
+  GTEST_SKIP() << "built with CUDA";
+#else
+  const Shape s{2, 3, 4};
+  const Kernels k = random_kernels(s, true, 5);
+  SpectrumOptions options;
+  options.backend = Backend::Cuda;
+  expect_error(
+      [&] { (void)spectrum(k.column, k.row, s, options); },
+      "svd: backend cuda: this shiftop was built without CUDA (SHIFTOP_ENABLE_CUDA=OFF); use "
+      "backend cpu");
+#endif
+}
+
 }  // namespace
 }  // namespace shiftop::svd

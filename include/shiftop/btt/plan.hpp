@@ -15,10 +15,6 @@
 #include "shiftop/core/precision.hpp"
 #include "shiftop/core/shape.hpp"
 
-namespace shiftop::gpu {
-class Context;
-}
-
 namespace shiftop::btt {
 
 using shiftop::Backend;
@@ -43,13 +39,9 @@ struct CpuOptions {
   int threads = 0;
 };
 
-/// Options only the GPU engine reads.
-struct GpuOptions {
-  /// The GPU context to run on (shared with other plans, a distributed plan, an SVD); null makes
-  /// a new one on `device`.
-  std::shared_ptr<gpu::Context> context{};
-  /// CUDA device index, read when no context is given.
-  int device = 0;
+/// How the GPU engine runs a plan: the implementations of phases 1-2, 3 and 4-5, the FFT length,
+/// and the timing and replay of its launches. The CPU engine reads none of them.
+struct GpuEngineOptions {
   GemvImplementation gemv = GemvImplementation::Auto;
   FftImplementation fft = FftImplementation::Auto;
   /// The length L of the circulant embedding and its FFTs, even and at least 2*Nt (any
@@ -73,7 +65,11 @@ struct PlanOptions {
   index_t max_rhs = 16;
   Planning planning = Planning::Measure;
   CpuOptions cpu{};
+  /// The GPU of Backend::Cuda: gpu.context when given (shared with other plans, a distributed
+  /// plan, an SVD), else a new context of the plan's own on GPU gpu.device
+  /// (gpu::context_for).
   GpuOptions gpu{};
+  GpuEngineOptions gpu_engine{};
 };
 
 /// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
@@ -172,9 +168,9 @@ class Plan {
   /// Changes the five-phase precision; allocates the FP32 copy of F^ if newly needed.
   void set_precision(std::string_view precision);
 
-  /// Changes which phase-3 implementations a GPU plan may use (GpuOptions::gemv): with FP32 in
-  /// phase 3 the fused kernels and cuBLAS differ in accuracy, not only in time. A CPU plan, which
-  /// has one, refuses.
+  /// Changes which phase-3 implementations a GPU plan may use (GpuEngineOptions::gemv): with FP32
+  /// in phase 3 the fused kernels and cuBLAS differ in accuracy, not only in time. A CPU plan,
+  /// which has one, refuses.
   void set_gemv(GemvImplementation gemv) { engine_->set_gemv(gemv); }
 
   const Shape& shape() const { return shape_; }

@@ -23,10 +23,6 @@
 #include "shiftop/core/circulant_data.hpp"
 #include "shiftop/core/shape.hpp"
 
-namespace shiftop::gpu {
-class Context;
-}
-
 namespace shiftop::circ {
 
 /// y = C x, or x = C^T y.
@@ -65,10 +61,8 @@ struct CpuOptions {
   int maxpy_width = 0;
 };
 
-struct GpuOptions {
-  /// The GPU context to run on (shared with other plans and SVDs); null makes one on `device`.
-  std::shared_ptr<gpu::Context> context{};
-  int device = 0;
+/// How the GPU engine applies C^T; the CPU engine does not read it.
+struct GpuEngineOptions {
   TransposeMethod transpose = TransposeMethod::Auto;
 };
 
@@ -80,7 +74,10 @@ struct Options {
   /// grow linearly with it; A is already reused k times, so more than 1 pays mostly for small k.
   index_t max_rhs = 1;
   CpuOptions cpu{};
+  /// The GPU of Backend::Cuda: gpu.context when given (shared with plans and SVDs), else a new
+  /// context of the operator's own on GPU gpu.device (gpu::context_for).
   GpuOptions gpu{};
+  GpuEngineOptions gpu_engine{};
 };
 
 /// What an operator chose, and what the probe measured to choose it.

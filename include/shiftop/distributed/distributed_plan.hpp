@@ -33,7 +33,7 @@ class DeviceSpace;
 /// Seconds and message sizes of the last apply on this rank. A collective's time includes its
 /// FP32 casts and the time spent waiting for slower ranks; bytes are what this rank's buffer
 /// held, summed over the groups of right-hand sides. On GPUs the times are measured only with
-/// GpuOptions::profile (which synchronises around every phase) and are zero otherwise.
+/// GpuEngineOptions::profile (which synchronises around every phase) and are zero otherwise.
 struct DistributedPhaseTimes {
   double broadcast = 0, allreduce = 0, reduce = 0;
   double broadcast_bytes = 0, allreduce_bytes = 0, reduce_bytes = 0;

@@ -33,8 +33,8 @@
 #include <span>
 #include <vector>
 
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/shape.hpp"
-#include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/gsvd.hpp"
 
 namespace shiftop::solve {
@@ -57,10 +57,13 @@ struct Regulariser {
 struct RegPathOptions {
   /// OpenMP threads (F^ and the GSVDs over the frequencies on the CPU); 0: OpenMP's default.
   int threads = 0;
-  /// The GSVDs on this GPU (svd/gsvd_gpu.hpp); null: on the CPU.
-  std::shared_ptr<gpu::Context> context;
-  /// Passed to the GSVD (compute_vectors is always on).
+  /// Passed to the GSVD (compute_vectors is always on; backend and gpu are ignored: the two
+  /// below say where it runs).
   svd::GsvdOptions gsvd;
+  /// Where the GSVDs of the frequency pairs run: Backend::Cuda on the GPU of `gpu`, as
+  /// svd::GsvdOptions::gpu (F^ and the symbols are formed on the CPU either way).
+  Backend backend = Backend::Cpu;
+  GpuOptions gpu{};
 };
 
 /// One alpha of the path: the quantities of the embedded problem above.

@@ -1,7 +1,19 @@
 // shiftop::svd::gsvd_hz — the generalized SVD of a pair (F, G) by the implicit Hari-Zimmermann
 // method on the CPU (jacobi-svd-gsvd-gpu-thesis, chapter 3: Algorithm 5, the blocked Algorithm 8,
-// the local sorting of section 3.2.2, the OpenMP level of section 3.3.1). Real or complex, FP64.
-// Matrices are column-major (LAPACK's layout).
+// the local sorting of section 3.2.2, the OpenMP level of section 3.3.1) or, with
+// options.backend = Backend::Cuda, on a GPU. Real or complex, FP64. Matrices are column-major
+// (LAPACK's layout).
+//
+// On the GPU (svd/cuda/gsvd_batched.cpp) the same options, layouts and results (equal within
+// rounding, not bitwise), by the thesis' GPU design (section 3.5): `initZ` (Z = I, the columns of
+// F, G and Z scaled by 1 / ||g_i||), `pStep` (one parallel step: the pairs' columns of F, G and Z
+// transformed), `Sigma` (Z rescaled, sigma_f, sigma_g and the vectors at the end), with a
+// proper-transformation counter per pair read by the host after each sweep. One thread block per
+// pair of matrices while the batch fills the GPU or the pair fits a block's shared memory;
+// docs/gsvd.md, "The GSVD on the GPU", describes the paths and what is refused (the blocked
+// variants; n beyond what a thread block's shared memory holds). A single pair is a batch of one,
+// and its errors name it as pair 0. The work is queued on the stream of the context of options.gpu;
+// every call returns after it is synchronised.
 //
 // For F (m x n) and G (p x n) with G of full column rank, the method finds a nonsingular Z with
 // F Z and G Z of orthogonal columns (3.11), and finishes (3.12)-(3.13):
@@ -17,6 +29,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/shape.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/strategy.hpp"
@@ -43,8 +56,14 @@ struct GsvdOptions {
   /// The local sorting of section 3.2.2 (Algorithm 7 for pairs): after each transformation the
   /// pair's columns are ordered so that sigma_f / sigma_g does not increase.
   bool sort = true;
-  /// Called after every (block-)sweep (progress.hpp); empty: not called.
+  /// Called after every (block-)sweep (progress.hpp); empty: not called. The CPU only.
   SweepCallback progress = {};
+  /// Where the GSVD runs: Backend::Cuda on the GPU of `gpu` (the pointwise method: variant auto
+  /// or pointwise; block_width and threads are ignored there); a build without CUDA refuses.
+  Backend backend = Backend::Cpu;
+  /// The GPU of Backend::Cuda, as JacobiOptions::gpu: gpu.context when given, else the shared
+  /// context of GPU gpu.device, held for the call.
+  GpuOptions gpu{};
 };
 
 struct GsvdStats {

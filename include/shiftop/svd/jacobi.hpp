@@ -1,8 +1,9 @@
 // shiftop::svd::jacobi — the one-sided (Hestenes) Jacobi SVD and hyperbolic SVD on the CPU
-// (jacobi-svd-gsvd-gpu-thesis, chapter 2). Singular values to high relative accuracy, optionally
+// (jacobi-svd-gsvd-gpu-thesis, chapter 2) or, with options.backend = Backend::Cuda, on a GPU
+// (svd/jacobi_gpu.hpp says how it differs). Singular values to high relative accuracy, optionally
 // the singular vectors; real or complex, FP32 or FP64; one matrix (OpenMP over disjoint pivot
-// pairs) or a batch of matrices of one size (OpenMP over matrices). Results are bitwise identical
-// for any thread count. Matrices are column-major (LAPACK's layout).
+// pairs) or a batch of matrices of one size (OpenMP over matrices). On the CPU results are bitwise
+// identical for any thread count. Matrices are column-major (LAPACK's layout).
 #pragma once
 
 #include <complex>
@@ -12,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/shape.hpp"
 #include "shiftop/svd/progress.hpp"
 #include "shiftop/svd/strategy.hpp"
@@ -69,8 +71,17 @@ struct JacobiOptions {
   /// numerical rank as dgejsv's JOBA = 'A' does with sqrt(n) * eps: the dropped singular values
   /// are exactly 0 (the matrix treated as rank deficient, with absolute error bounds).
   double rank_tolerance = 0.0;
-  /// Called after every sweep (progress.hpp); empty: not called.
+  /// Called after every sweep (progress.hpp); empty: not called. The CPU only (the GPU runs
+  /// every sweep in one launch).
   SweepCallback progress = {};
+  /// Where the SVD runs. Backend::Cuda: on the GPU of `gpu`, a single matrix as a batch of one,
+  /// with the options and limits of svd/jacobi_gpu.hpp; a build without CUDA refuses.
+  Backend backend = Backend::Cpu;
+  /// The GPU of Backend::Cuda: gpu.context when given (the caller drives it from one thread at a
+  /// time), else the process's shared context of GPU gpu.device (gpu::shared_context), whose lock
+  /// the call holds until it returns. Shared, not one per call: a context (a stream, a cuBLAS
+  /// handle and its 32 MB workspace) costs more to make than a small batch costs to solve.
+  GpuOptions gpu{};
 };
 
 struct JacobiStats {
@@ -102,7 +113,8 @@ struct JacobiResult {
 
 /// The SVD (or, with options.n_plus >= 0, the hyperbolic SVD) of the m x n column-major matrix
 /// `a` (leading dimension lda >= m). m < n is handled through A^H. Throws shiftop::Error for
-/// empty sizes, lda < m, non-finite entries (naming the first one), or n_plus out of range.
+/// empty sizes, lda < m, non-finite entries (naming the first one), n_plus out of range, and on
+/// the GPU for the options it does not run.
 template <class T>
 JacobiResult<T> jacobi(const T* a, index_t m, index_t n, index_t lda,
                        const JacobiOptions& options = {});
@@ -118,7 +130,8 @@ struct BatchedJacobiResult {
 
 /// `batch` independent m x n column-major matrices, matrix b at a + b * stride (stride >= lda*n),
 /// each solved as jacobi() would on one thread, OpenMP over the matrices (options.threads); a
-/// batch of one is jacobi() with options.threads. Bitwise equal to calling jacobi() on each.
+/// batch of one is jacobi() with options.threads. Bitwise equal to calling jacobi() on each. On
+/// the GPU the batch is copied there and the results back (svd/jacobi_gpu.hpp).
 template <class T>
 BatchedJacobiResult<T> jacobi_batched(const T* a, index_t batch, index_t m, index_t n, index_t lda,
                                       index_t stride, const JacobiOptions& options = {});

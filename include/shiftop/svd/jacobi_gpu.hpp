@@ -1,6 +1,8 @@
-// shiftop::svd::jacobi_batched on a GPU — the twin of the CPU batched one-sided Jacobi (H)SVD
-// (svd/jacobi.hpp) with the same options, layouts and results (equal within rounding, not
-// bitwise: the GPU sums dot products in another order). Two methods, chosen per call
+// The one-sided Jacobi (H)SVD on a GPU — what svd::jacobi and svd::jacobi_batched (svd/jacobi.hpp)
+// run with options.backend = Backend::Cuda on host arrays, and jacobi_batched_device below on
+// device arrays: the twin of the CPU batched driver with the same options, layouts and results
+// (equal within rounding, not bitwise: the GPU sums dot products in another order). A single
+// matrix is a batch of one. Two methods, chosen per call
 // (jacobi-svd-gsvd-gpu-thesis, section 2.3; docs/svd.md, "The Jacobi SVD on the GPU"):
 //  * one thread block per matrix while the matrix's cols x cols factor (cols = min(m, n)) fits a
 //    block's shared memory (Hopper: up to 227 KB), or while the batch has at least two matrices
@@ -21,16 +23,18 @@
 // sigma is scaled back), and sums of squares are formed in double: entries spanning more than
 // about 300 decades within one matrix lose the relative accuracy of the tiniest singular values
 // (the CPU's scaled norms keep it).
-// Work is queued on the context's stream (gpu/context.hpp); both functions return after that
-// stream is synchronised, because the convergence counters come back to the host.
+// Work is queued on the context's stream (gpu/context.hpp; on host arrays the context of
+// options.gpu, JacobiOptions::gpu); every call returns after that stream is synchronised, because
+// the convergence counters come back to the host.
 //
 // Options on the GPU: compute_u, compute_v, n_plus (the hyperbolic SVD), strategy and max_sweeps
 // as on the CPU (on the blocked path max_sweeps bounds the block-sweeps, and the sweeps inside
 // each block pair); preprocess as on the CPU except on the blocked path (above); variant Auto
 // (the GPU picks its method as above) or Pointwise (one thread block per matrix always);
 // BlockOriented and FullBlock, the CPU's blocked variants, are refused; rank_tolerance must be 0
-// (refused otherwise); block_width and threads are ignored. min(m, n) is limited by the per-column
-// arrays a thread block keeps (about 11,000 with the QR, 29,000 without; refused beyond).
+// (refused otherwise); block_width, threads and progress are ignored. min(m, n) is limited by the
+// per-column arrays a thread block keeps (about 11,000 with the QR, 29,000 without; refused
+// beyond).
 #pragma once
 
 #include <vector>
@@ -40,15 +44,6 @@
 
 namespace shiftop::svd {
 
-/// Host arrays: `batch` m x n column-major matrices, matrix b at a + b * stride (as the CPU
-/// jacobi_batched), copied to the GPU of `context`, the results copied back. Throws
-/// shiftop::Error for what the CPU version refuses (naming the first non-finite entry), for the
-/// options the GPU does not support, and when shiftop was built without CUDA.
-template <class T>
-BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, index_t batch,
-                                      index_t m, index_t n, index_t lda, index_t stride,
-                                      const JacobiOptions& options = {});
-
 /// The outputs of jacobi_batched_device, in device memory of the context's GPU, r = min(m, n).
 template <class T>
 struct DeviceJacobiOutput {
@@ -57,10 +52,11 @@ struct DeviceJacobiOutput {
   T* v = nullptr;  ///< batch x (n x r), column-major, leading dimension n; written iff compute_v
 };
 
-/// Device arrays: `a` (device memory, not modified) holds the batch as above; the results go to
-/// `out` (device memory, not overlapping `a`). The work is ordered after what is queued on the
-/// context's stream (use Context::wait_for to order it after a caller's stream). Returns the
-/// statistics of each matrix (host memory).
+/// Device arrays: `a` (device memory, not modified) holds `batch` m x n column-major matrices,
+/// matrix b at a + b * stride (as jacobi_batched); the results go to `out` (device memory, not
+/// overlapping `a`). options.backend and options.gpu are not read: the work runs on `context`. The
+/// work is ordered after what is queued on the context's stream (use Context::wait_for to order it
+/// after a caller's stream). Returns the statistics of each matrix (host memory).
 template <class T>
 std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, const T* a,
                                                index_t batch, index_t m, index_t n, index_t lda,

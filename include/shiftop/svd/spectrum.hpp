@@ -5,12 +5,11 @@
 // on a GPU (svd/jacobi_gpu.hpp).
 #pragma once
 
-#include <memory>
 #include <span>
 #include <vector>
 
+#include "shiftop/core/backend.hpp"
 #include "shiftop/core/shape.hpp"
-#include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 
 namespace shiftop::svd {
@@ -22,11 +21,13 @@ struct SpectrumOptions {
   /// OpenMP threads (forming F^ and, on the CPU, the SVDs over the frequencies); 0: OpenMP's
   /// default.
   int threads = 0;
-  /// Passed to the batched Jacobi SVD (compute_u/compute_v and n_plus are ignored).
+  /// Passed to the batched Jacobi SVD (compute_u/compute_v, n_plus, backend and gpu are ignored:
+  /// the two below say where it runs).
   JacobiOptions jacobi;
-  /// The batched SVD of the F^[w] on this GPU (F^ itself is still formed on the CPU, by FFTW);
-  /// null: on the CPU.
-  std::shared_ptr<gpu::Context> context;
+  /// Where the batched SVD of the F^[w] runs: Backend::Cuda on the GPU of `gpu`, as
+  /// JacobiOptions::gpu (F^ itself is formed on the CPU, by FFTW, either way).
+  Backend backend = Backend::Cpu;
+  GpuOptions gpu{};
 };
 
 struct Spectrum {

@@ -99,11 +99,11 @@ void CudaEngine::multiply(bool adjoint, index_t n, bool frequency_major_output) 
 }
 
 void CudaEngine::mark(Mark m) {
-  if (options_.gpu.profile) SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[m], stream()));
+  if (options_.gpu_engine.profile) SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[m], stream()));
 }
 
 void CudaEngine::add_pass_times() {
-  if (!options_.gpu.profile) return;
+  if (!options_.gpu_engine.profile) return;
   SHIFTOP_CUDA_CHECK(cudaEventSynchronize(marks_[kUnpadded]));
   const auto between = [this](Mark a, Mark b) {
     float ms = 0;
@@ -232,7 +232,7 @@ void CudaEngine::apply_device(Op op, const double* x, double* y, index_t nrhs, v
   context_->activate();
   times_ = {};
   context_->wait_for(stream);
-  if (options_.gpu.graphs && !options_.gpu.profile) {
+  if (options_.gpu_engine.graphs && !options_.gpu_engine.profile) {
     const GraphKey key{op, x, y, nrhs};
     if (!graph_key_ || !(*graph_key_ == key)) {
       forget_graph();

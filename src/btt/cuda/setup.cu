@@ -9,6 +9,7 @@
 #include "backend/cuda/real_fft.cuh"
 #include "btt/cuda/engine.cuh"
 #include "btt/engines.hpp"
+#include "shiftop/gpu/context.hpp"
 
 namespace shiftop::btt {
 namespace {
@@ -31,14 +32,13 @@ index_t power_of_two_length(const Shape& shape) {
 CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const double> first_row,
                        const Shape& shape, const PlanOptions& options,
                        const PrecisionConfig& precision)
-    : context_(options.gpu.context != nullptr ? options.gpu.context
-                                              : gpu::Context::create(options.gpu.device)),
+    : context_(gpu::context_for(options.gpu)),
       shape_(shape),
       precision_(precision),
       options_(options),
       ld_(shape.nm + shape.nm % 2),
       max_blocks_(std::max(shape.nd, shape.nm)) {
-  const GpuOptions& gpu = options.gpu;
+  const GpuEngineOptions& gpu = options.gpu_engine;
   if (frequencies(shape) > 65535 || shape.nd > 65535)
     throw Error("the CUDA backend supports Nt <= 65534 and Nd <= 65535 per device, got " +
                 shape.str() + "; split the operator over a process grid");
@@ -226,7 +226,7 @@ void CudaEngine::set_precision(const PrecisionConfig& precision) {
 
 void CudaEngine::set_gemv(GemvImplementation gemv) {
   context_->activate();
-  options_.gpu.gemv = gemv;
+  options_.gpu_engine.gemv = gemv;
   forget_graph();
   choose_gemv();
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream()));

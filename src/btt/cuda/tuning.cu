@@ -35,7 +35,7 @@ float CudaEngine::best_of_three_ms(Work&& work) {
 }
 
 index_t CudaEngine::choose_fft_length(std::size_t free_bytes) {
-  const GpuOptions& gpu = options_.gpu;
+  const GpuEngineOptions& gpu = options_.gpu_engine;
   const index_t natural = padded_length(shape_);
   if (gpu.fft_length != 0) return gpu.fft_length;
   const index_t power = power_of_two_length(shape_);
@@ -81,7 +81,7 @@ index_t CudaEngine::choose_fft_length(std::size_t free_bytes) {
 
 template <typename Select>
 std::size_t CudaEngine::fastest_pass(bool adjoint, std::size_t count, Select&& select) {
-  const bool profile = std::exchange(options_.gpu.profile, false);
+  const bool profile = std::exchange(options_.gpu_engine.profile, false);
   std::vector<float> best(count, 1e30f);
   for (int rep = -1; rep < 5; ++rep)
     for (std::size_t c = 0; c < count; ++c) {
@@ -89,12 +89,12 @@ std::size_t CudaEngine::fastest_pass(bool adjoint, std::size_t count, Select&& s
       const float ms = elapsed_ms([&] { pass(adjoint, x_.as<double>(), y_.as<double>(), 1); });
       if (rep >= 0) best[c] = std::min(best[c], ms);
     }
-  options_.gpu.profile = profile;
+  options_.gpu_engine.profile = profile;
   return static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
 }
 
 void CudaEngine::choose_gemv() {
-  const GemvImplementation allowed = options_.gpu.gemv;
+  const GemvImplementation allowed = options_.gpu_engine.gemv;
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream()));
   for (int adjoint = 0; adjoint < 2; ++adjoint) {
     std::vector<std::optional<cuda::GemvTuning>> candidates;
@@ -104,7 +104,7 @@ void CudaEngine::choose_gemv() {
     // an H100; at Nd = 100 it is 11% slower).
     const bool into_inverse_fft = allowed != GemvImplementation::Cublas && adjoint == 1 &&
                                   cuda::real_fft_supported(length_) &&
-                                  options_.gpu.fft != FftImplementation::Cufft;
+                                  options_.gpu_engine.fft != FftImplementation::Cufft;
     if (into_inverse_fft && shape_.nd <= kFewObservationBlocks)
       candidates.emplace_back(cuda::GemvTuning{.into_inverse_fft = true});
     if (allowed != GemvImplementation::Cublas)
@@ -125,7 +125,7 @@ void CudaEngine::choose_gemv() {
 }
 
 void CudaEngine::choose_transforms() {
-  if (!cuda::real_fft_supported(length_) || options_.gpu.fft != FftImplementation::Auto ||
+  if (!cuda::real_fft_supported(length_) || options_.gpu_engine.fft != FftImplementation::Auto ||
       options_.planning != Planning::Measure)
     return;
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(x_.as<void>(), 0, x_.bytes(), stream()));

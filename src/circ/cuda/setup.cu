@@ -5,6 +5,7 @@
 #include <string>
 
 #include "circ/cuda/engine.cuh"
+#include "shiftop/gpu/context.hpp"
 
 namespace shiftop::circ {
 namespace {
@@ -32,10 +33,7 @@ cuda::DeviceMemory CudaEngine<T>::upload(const std::vector<V>& host) const {
 
 template <typename T>
 CudaEngine<T>::CudaEngine(const Layout<T>& layout, const Options& options)
-    : context_(options.gpu.context != nullptr ? options.gpu.context
-                                              : gpu::Context::create(options.gpu.device)),
-      shape_(layout.shape),
-      nnz_(layout.nnz()) {
+    : context_(gpu::context_for(options.gpu)), shape_(layout.shape), nnz_(layout.nnz()) {
   // One row of the product (k*nrhs outputs) must fit one launch's grid (kMaxOutputsPerRow).
   if (shape_.k > kMaxOutputsPerRow)
     throw Error("the block-circulant operator " + shape_.str() +
@@ -71,7 +69,7 @@ CudaEngine<T>::CudaEngine(const Layout<T>& layout, const Options& options)
   product_ = allocate(dense * sizeof(T));
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream()));  // the host vectors may go now
 
-  transpose_ = options.gpu.transpose;
+  transpose_ = options.gpu_engine.transpose;
   if (transpose_ == TransposeMethod::Auto) {
     if (options.planning == Planning::Measure)
       choose_transpose();

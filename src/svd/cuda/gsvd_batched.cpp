@@ -1,4 +1,5 @@
-// The GPU driver of the batched implicit Hari-Zimmermann GSVD (shiftop/svd/gsvd_gpu.hpp): the
+// The GPU driver of the batched implicit Hari-Zimmermann GSVD (shiftop/svd/gsvd.hpp with
+// options.backend = Backend::Cuda, through svd/cuda/host_drivers.hpp): the
 // checks the CPU driver makes, the pairs scaled by powers of two and packed, the strategy table,
 // the kernels of svd/cuda/gsvd_kernels.hpp on the context's stream, Z^{-1} by cuBLAS, and the
 // per-pair reports turned into statistics or errors.
@@ -15,9 +16,9 @@
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/context.cuh"
 #include "shiftop/core/error.hpp"
-#include "shiftop/svd/gsvd_gpu.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "svd/cuda/gsvd_kernels.hpp"
+#include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
 
 namespace shiftop::svd {
@@ -134,11 +135,12 @@ index_t invert_z(const gpu::Context& context, DeviceType<T>* z, DeviceType<T>* z
 
 }  // namespace
 
+namespace detail {
+
 template <class T>
-BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, index_t ldf,
-                                     index_t stride_f, const T* g, index_t ldg, index_t stride_g,
-                                     index_t batch, index_t m, index_t p, index_t n,
-                                     const GsvdOptions& options) {
+BatchedGsvdResult<T> gsvd_hz_batched_cuda(const T* f, index_t ldf, index_t stride_f, const T* g,
+                                          index_t ldg, index_t stride_g, index_t batch, index_t m,
+                                          index_t p, index_t n, const GsvdOptions& options) {
   using V = DeviceType<T>;
   using R = Real<T>;
   validate(batch, m, p, n, ldf, stride_f, ldg, stride_g, f, g, options);
@@ -170,12 +172,14 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
     }
   }
 
+  const gpu::SharedContext held = held_context(options.gpu);
+  const gpu::Context& context = *held.context;
   context.activate();
   const cudaStream_t stream = cuda::stream_of(context);
   const std::size_t limit = shared_limit(context);
   require(static_cast<std::size_t>(n) * gpu_kernels::kGsvdFinishBytesPerColumn <= limit,
           "n: the GPU GSVD holds {} bytes per column in a thread block's shared memory, at most "
-          "{} columns here, got {}; use the CPU gsvd_hz_batched",
+          "{} columns here, got {}; use the CPU backend",
           gpu_kernels::kGsvdFinishBytesPerColumn, limit / gpu_kernels::kGsvdFinishBytesPerColumn,
           n);
   const bool vectors = options.compute_vectors;
@@ -301,10 +305,12 @@ BatchedGsvdResult<T> gsvd_hz_batched(const gpu::Context& context, const T* f, in
   return result;
 }
 
-#define SHIFTOP_INSTANTIATE(T)                                                                   \
-  template BatchedGsvdResult<T> gsvd_hz_batched<T>(const gpu::Context&, const T*, index_t,       \
-                                                   index_t, const T*, index_t, index_t, index_t, \
-                                                   index_t, index_t, index_t, const GsvdOptions&);
+}  // namespace detail
+
+#define SHIFTOP_INSTANTIATE(T)                                                                    \
+  template BatchedGsvdResult<T> detail::gsvd_hz_batched_cuda<T>(                                  \
+      const T*, index_t, index_t, const T*, index_t, index_t, index_t, index_t, index_t, index_t, \
+      const GsvdOptions&);
 SHIFTOP_INSTANTIATE(double)
 SHIFTOP_INSTANTIATE(std::complex<double>)
 #undef SHIFTOP_INSTANTIATE

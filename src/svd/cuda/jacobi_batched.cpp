@@ -1,4 +1,5 @@
-// The GPU driver of the batched Jacobi (H)SVD (shiftop/svd/jacobi_gpu.hpp): the checks shared with
+// The GPU driver of the batched Jacobi (H)SVD (shiftop/svd/jacobi_gpu.hpp; on host arrays through
+// svd/cuda/host_drivers.hpp, on the context of options.gpu): the checks shared with
 // the CPU driver (svd/driver_checks.hpp), the batch's choices (preprocessing, which of X and W
 // the vectors need, the lanes per group and threads per block), the device buffers, the strategy
 // table, the three stages (svd/cuda/batched_kernels.hpp) on the context's stream, and the reports.
@@ -14,6 +15,7 @@
 #include "shiftop/svd/jacobi_gpu.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "svd/cuda/batched_kernels.hpp"
+#include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
 #include "svd/householder.hpp"
 
@@ -342,10 +344,12 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   return stats;
 }
 
+namespace detail {
+
 template <class T>
-BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, index_t batch,
-                                      index_t m, index_t n, index_t lda, index_t stride,
-                                      const JacobiOptions& options) {
+BatchedJacobiResult<T> jacobi_batched_cuda(const T* a, index_t batch, index_t m, index_t n,
+                                           index_t lda, index_t stride,
+                                           const JacobiOptions& options) {
   detail::validate_sizes(m, n, lda, options);
   detail::validate_batch(batch, n, lda, stride, a);
   check_gpu_options(options);
@@ -358,6 +362,8 @@ BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, i
   result.m = m;
   result.n = n;
   if (batch == 0) return result;
+  const gpu::SharedContext held = held_context(options.gpu);
+  const gpu::Context& context = *held.context;
   context.activate();
   const cudaStream_t stream = cuda::stream_of(context);
   // The batch packed (leading dimension m, stride m * n) on the device.
@@ -400,12 +406,13 @@ BatchedJacobiResult<T> jacobi_batched(const gpu::Context& context, const T* a, i
   return result;
 }
 
-#define SHIFTOP_INSTANTIATE(T)                                                              \
-  template BatchedJacobiResult<T> jacobi_batched<T>(const gpu::Context&, const T*, index_t, \
-                                                    index_t, index_t, index_t, index_t,     \
-                                                    const JacobiOptions&);                  \
-  template std::vector<JacobiStats> jacobi_batched_device<T>(                               \
-      const gpu::Context&, const T*, index_t, index_t, index_t, index_t, index_t,           \
+}  // namespace detail
+
+#define SHIFTOP_INSTANTIATE(T)                                                      \
+  template BatchedJacobiResult<T> detail::jacobi_batched_cuda<T>(                   \
+      const T*, index_t, index_t, index_t, index_t, index_t, const JacobiOptions&); \
+  template std::vector<JacobiStats> jacobi_batched_device<T>(                       \
+      const gpu::Context&, const T*, index_t, index_t, index_t, index_t, index_t,   \
       const DeviceJacobiOutput<T>&, const JacobiOptions&);
 SHIFTOP_INSTANTIATE(float)
 SHIFTOP_INSTANTIATE(double)

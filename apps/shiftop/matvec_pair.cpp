@@ -143,10 +143,10 @@ void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f) {
 
   btt::PlanOptions options = matvec_plan_options(o, x.nrhs);
   if (options.backend == btt::Backend::Cuda) options.gpu.context = gpu::context_for(options.gpu);
-  btt::OperatorPair pair = btt::OperatorPair::create(
-      std::make_shared<btt::Plan>(make_plan(f, options)),
-      std::make_shared<btt::Plan>(make_plan(g, options)),
-      {.max_rhs = options.max_rhs, .context = options.gpu.context, .device = options.gpu.device});
+  btt::OperatorPair pair =
+      btt::OperatorPair::create(std::make_shared<btt::Plan>(make_plan(f, options)),
+                                std::make_shared<btt::Plan>(make_plan(g, options)),
+                                {.max_rhs = options.max_rhs, .gpu = options.gpu});
   const double plan_seconds = watch.lap();
 
   io::VectorData y{.nrhs = x.nrhs,

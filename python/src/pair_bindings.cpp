@@ -46,7 +46,7 @@ void bind_pair(nb::module_& m) {
           [](std::shared_ptr<btt::Plan> f, std::shared_ptr<btt::Plan> g, index_t max_rhs,
              int device) {
             return OperatorPair::create(std::move(f), std::move(g),
-                                        {.max_rhs = max_rhs, .context = {}, .device = device});
+                                        {.max_rhs = max_rhs, .gpu = {.device = device}});
           },
           "f"_a, "g"_a, nb::kw_only(), "max_rhs"_a = 16, "device"_a = 0,
           "The pair of plans F and G (one backend, one Nt; CUDA plans on GPU `device`); "

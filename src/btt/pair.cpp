@@ -94,7 +94,7 @@ OperatorPair OperatorPair::create(std::span<const double> f_kernels, const Shape
   auto f = std::make_shared<Plan>(Plan::create(f_kernels, f_shape, shared));
   auto g = std::make_shared<Plan>(Plan::create(g_kernels, g_shape, shared));
   return create(std::move(f), std::move(g),
-                {.max_rhs = options.max_rhs, .context = shared.gpu.context, .device = 0});
+                {.max_rhs = options.max_rhs, .gpu = {.context = shared.gpu.context}});
 }
 
 OperatorPair::OperatorPair(std::shared_ptr<Plan> f, std::shared_ptr<Plan> g,
@@ -116,8 +116,8 @@ OperatorPair::OperatorPair(std::shared_ptr<Plan> f, std::shared_ptr<Plan> g,
     return static_cast<std::size_t>(max_rhs_ * blocks * f_->shape().nt);
   };
   if (on_device_)
-    workspace_->device = make_pair_device(options.context.get(), options.device, values(middle),
-                                          values(input), values(output));
+    workspace_->device = make_pair_device(options.gpu.context.get(), options.gpu.device,
+                                          values(middle), values(input), values(output));
   else
     workspace_->host_middle = AlignedBuffer<double>(values(middle));
 }

@@ -111,7 +111,7 @@ class PairTest : public ::testing::TestWithParam<BackendUnderTest> {
     const PlanOptions o = options();
     auto f = std::make_shared<Plan>(c.f.make(o));
     auto g = std::make_shared<Plan>(c.g.make(o));
-    return OperatorPair::create(f, g, {.max_rhs = o.max_rhs, .device = o.gpu.device});
+    return OperatorPair::create(f, g, {.max_rhs = o.max_rhs, .gpu = {.device = o.gpu.device}});
   }
   double tolerance() const { return kFp64Tolerance * GetParam().fp64_scale; }
 };

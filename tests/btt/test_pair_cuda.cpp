@@ -33,7 +33,7 @@ TEST(CudaPair, DevicePointersEqualTheHostApply) {
   auto f = std::make_shared<Plan>(c.f.make(options));
   auto g = std::make_shared<Plan>(c.g.make(options));
   const std::size_t before = context->allocated_bytes();
-  OperatorPair pair = OperatorPair::create(f, g, {.max_rhs = 2, .context = context, .device = 0});
+  OperatorPair pair = OperatorPair::create(f, g, {.max_rhs = 2, .gpu = {.context = context}});
   EXPECT_TRUE(pair.on_device());
   // The middle, input and output buffers of a group of 2 (at most Nm = 5 blocks of 16 doubles
   // each), counted in the shared context.

@@ -42,10 +42,9 @@ PairOp parse_pair_op(std::string_view text);
 struct PairOptions {
   /// Right-hand sides per group: the middle buffer holds this many vectors.
   index_t max_rhs = 16;
-  /// For plans on the CUDA backend: the context both run on, where the middle buffer is
-  /// allocated (and counted); null: CUDA device `device` (their GpuOptions::device).
-  std::shared_ptr<gpu::Context> context{};
-  int device = 0;
+  /// For plans on the CUDA backend: gpu.context, the context both run on, where the middle
+  /// buffer is allocated (and counted); null: CUDA device gpu.device (their PlanOptions::gpu).
+  GpuOptions gpu{};
 };
 
 class OperatorPair {

@@ -1,4 +1,4 @@
-// The kernels of the batched implicit Hari-Zimmermann GSVD on the GPU (svd/gsvd_gpu.hpp;
+// The kernels of the batched implicit Hari-Zimmermann GSVD on the GPU (svd/gsvd.hpp, backend cuda;
 // jacobi-svd-gsvd-gpu-thesis, section 3.5), one thread block per pair (F_b, G_b), launched by the
 // driver svd/cuda/gsvd_batched.cpp on the context's stream:
 //

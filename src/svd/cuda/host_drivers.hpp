@@ -1,7 +1,7 @@
 // The GPU drivers of the batched Jacobi (H)SVD and GSVD on host arrays, which svd::jacobi,
 // jacobi_batched, gsvd_hz and gsvd_hz_batched call when options.backend is Backend::Cuda:
 // svd/cuda/jacobi_batched.cpp and svd/cuda/gsvd_batched.cpp, or, in a build without CUDA,
-// svd/cuda/unavailable.cpp, which refuses.
+// backend/cuda_hooks.cpp, which refuses.
 #pragma once
 
 #include "shiftop/gpu/context.hpp"

@@ -266,7 +266,7 @@ def test_plot_draws_on_given_axes(rng):
 @pytest.mark.gpu
 @pytest.mark.parametrize("reg,laplacian", [("identity", False), ("dt2", True)])
 def test_backend_cuda_equals_the_cpu(rng, reg, laplacian):
-    """The GSVDs on the GPU (gsvd_gpu.hpp): the same curves and solution within 1e-10 relative
+    """The GSVDs on the GPU (backend cuda): the same curves and solution within 1e-10 relative
     (the CPU path agrees with the dense solve to 1.9e-10 at worst)."""
     K, R = random_general(rng, (4, 3, 9))
     d = rng.standard_normal((4, 9))

@@ -13,16 +13,16 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "core/memory_bandwidth.hpp"
-#include "core/timer.hpp"
 #include "memory_needs.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/direct_product.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
+#include "shiftop/core/timer.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "shiftop/gpu/devices.hpp"
 #endif

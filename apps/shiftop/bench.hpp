@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/memory_bandwidth.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
 
 namespace shiftop::app {
 

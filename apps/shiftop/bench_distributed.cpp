@@ -18,19 +18,19 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "core/available_memory.hpp"
-#include "core/memory_bandwidth.hpp"
-#include "core/timer.hpp"
-#include "distributed/collective_check.hpp"
-#include "distributed/mpi_check.hpp"
 #include "memory_needs.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/distributed/bus_bandwidth.hpp"
+#include "shiftop/distributed/collective_check.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::app {
 namespace {

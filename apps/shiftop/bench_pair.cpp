@@ -15,13 +15,13 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "core/timer.hpp"
 #include "memory_needs.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/pair.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "shiftop/gpu/devices.hpp"

@@ -15,15 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "io/atomic_output.hpp"
 #include "memory_needs.hpp"
 #include "output_paths.hpp"
 #include "python_plotter.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::app {

@@ -115,7 +115,7 @@ OpTuning tune_op(Plan& plan, Op op, double kappa, bool gpu, const TuneOptions& o
       unrepresentable_in_fp32(input_blocks(op, s) * s.nt, op == Op::F ? 2 : 3);
   std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
   TimedApply apply(plan, op, x, y, gpu, options.device);
-  OpTuning tuning{.op = op, .points = {}};
+  OpTuning tuning{.op = op, .points = {}, .input = x};
   std::vector<double> exact;
   // Times the plan as it is set up and compares its result with FP64's (`exact`).
   const auto measure = [&](const PrecisionConfig& config) {

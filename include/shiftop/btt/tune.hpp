@@ -59,6 +59,9 @@ struct TunePoint {
 struct OpTuning {
   Op op = Op::F;
   std::vector<TunePoint> points;
+  /// The input every configuration was applied to (SOTI, input_blocks(op) x Nt): normal random
+  /// values with mantissa bits below FP32's, so that an FP32 phase 1 shows in the error.
+  std::vector<double> input;
   /// The fastest point whose relative_error is at most `tolerance`; null when none is.
   const TunePoint* fastest_under(double tolerance) const;
 };
@@ -81,9 +84,9 @@ struct TuneOptions {
   /// exclude host-device copies.
   int device = 0;
   /// Called before each configuration is measured: (op, index from 0, count).
-  std::function<void(Op, std::size_t, std::size_t)> on_start;
+  std::function<void(Op, std::size_t, std::size_t)> on_start{};
   /// Called with each measured point.
-  std::function<void(Op, const TunePoint&)> on_point;
+  std::function<void(Op, const TunePoint&)> on_point{};
 };
 
 /// Times and measures every precision configuration of `plan` (restored to its precision, and a

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_bandwidth.hpp"
-#include "core/timer.hpp"
 #include "shiftop/circ/operator.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/models/ct2d.hpp"
 
 namespace {

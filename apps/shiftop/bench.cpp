@@ -13,16 +13,17 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "core/memory_bandwidth.hpp"
-#include "core/timer.hpp"
 #include "memory_needs.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/direct_product.hpp"
+#include "shiftop/btt/floor.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
+#include "shiftop/core/timer.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "shiftop/gpu/devices.hpp"
 #endif
@@ -87,14 +88,11 @@ void run(const BenchOptions& o) {
   }
 
   const btt::PlanChoices choices = plan.choices();
-  const ApplyFloor need =
-      apply_floor(shape, plan.precision(), op, o.nrhs, choices.fft_length, choices.group_size);
+  const btt::ApplyFloor need = btt::apply_floor(plan, op, o.nrhs);
   const double total = median(totals);
-  const double read_Bs = bw.read_GBs * 1e9;
-  const double whole_floor = need.bytes() / read_Bs;
-  const double spectrum_floor = need.spectrum_bytes / read_Bs;
-  const double flop_floor = gemm_TFLOPs > 0 ? need.flops / (gemm_TFLOPs * 1e12) : 0.0;
-  const double floor = std::max(whole_floor, flop_floor);
+  const btt::FloorTimes floors = btt::floor_times(need, bw.read_GBs * 1e9, gemm_TFLOPs * 1e12);
+  const double whole_floor = floors.whole_apply, spectrum_floor = floors.spectrum_only;
+  const double flop_floor = floors.flops, floor = floors.floor();
   nlohmann::ordered_json out;
   out["backend"] = o.backend;
   out["shape"] = {{"nd", o.nd}, {"nm", o.nm}, {"nt", o.nt}};
@@ -138,7 +136,7 @@ void run(const BenchOptions& o) {
   // is the apply over it (issue 19; before: F^ bytes over the copy or read bandwidth).
   out["floor_ms"] = floor * 1e3;
   out["floor_bandwidth"] = "read";
-  out["floor_bound"] = flop_floor > whole_floor ? "flops" : "memory";
+  out["floor_bound"] = floors.flop_bound() ? "flops" : "memory";
   out["time_over_floor"] = total / floor;
   out["time_over_whole_apply_floor"] = total / whole_floor;
   out["time_over_fspectrum_only_floor"] = total / spectrum_floor;
@@ -197,7 +195,7 @@ void run(const BenchOptions& o) {
                flop_floor * 1e3, total / flop_floor);
   fmt::print("  F^-only floor {:.3f} ms: {:.2f}x\n", spectrum_floor * 1e3, total / spectrum_floor);
   fmt::print("  the floor ({}) {:.3f} ms: apply takes {:.2f}x the floor\n",
-             flop_floor > whole_floor ? "flops" : "memory", floor * 1e3, total / floor);
+             floors.flop_bound() ? "flops" : "memory", floor * 1e3, total / floor);
   if (o.check)
     fmt::print("  relative error vs the CPU backend in FP64: {:.2e}\n",
                out["relative_error_vs_cpu_fp64"].get<double>());
@@ -251,40 +249,6 @@ double measure_gemm_TFLOPs(btt::Backend backend, int device, bool single) {
   (void)single;
   return 0;
 #endif
-}
-
-namespace {
-
-// Both halves of F*F and FF* read F^.
-double halves(btt::Op op) {
-  return (op == btt::Op::FadjF || op == btt::Op::FFadj) ? 2.0 : 1.0;
-}
-
-double frequencies(const Shape& s, index_t fft_length) {
-  return static_cast<double>(fft_length > 0 ? fft_length / 2 + 1 : btt::frequencies(s));
-}
-
-}  // namespace
-
-double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t passes,
-                    index_t fft_length) {
-  const double element = p[Phase::Gemv] == Precision::Single ? 8.0 : 16.0;
-  return frequencies(s, fft_length) * static_cast<double>(s.nd) * static_cast<double>(s.nm) *
-         element * halves(op) * static_cast<double>(passes);
-}
-
-ApplyFloor apply_floor(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t nrhs,
-                       index_t fft_length, index_t group_size) {
-  require(group_size > 0, "apply_floor: group size {} must be positive", group_size);
-  ApplyFloor f;
-  f.groups = (nrhs + group_size - 1) / group_size;
-  f.spectrum_bytes = matrix_bytes(s, p, op, f.groups, fft_length);
-  const double vector = static_cast<double>(nrhs) * static_cast<double>(s.nt) * sizeof(double);
-  f.input_bytes = vector * static_cast<double>(input_blocks(op, s));
-  f.output_bytes = vector * static_cast<double>(output_blocks(op, s));
-  f.flops = 8.0 * static_cast<double>(s.nd) * static_cast<double>(s.nm) *
-            frequencies(s, fft_length) * static_cast<double>(nrhs) * halves(op);
-  return f;
 }
 
 #ifndef SHIFTOP_HAVE_MPI

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/memory_bandwidth.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
 
 namespace shiftop::app {
 
@@ -39,27 +39,6 @@ MemoryBandwidth measure_bandwidth(btt::Backend backend, int device, int threads)
 /// The complex GEMM rate (TFLOP/s) of GPU `device` in FP32 (`single`) or FP64 (cuBLAS cgemm or
 /// zgemm, n = 4096); 0 on the CPU, where no flop ceiling is measured.
 double measure_gemm_TFLOPs(btt::Backend backend, int device, bool single);
-
-/// Bytes of F^ read by one apply: the L/2+1 frequencies of an FFT of length `fft_length` (0: the
-/// shortest embedding 2*Nt, Nt+1 frequencies) of an Nd x Nm complex matrix in the phase-3
-/// precision, once per pass (group of right-hand sides) and once per half of F*F / FF*.
-double matrix_bytes(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t passes,
-                    index_t fft_length = 0);
-
-/// What one apply must at least move and compute (issue 19, bench/README.md "The floor"): F^ at
-/// the plan's FFT length and phase-3 precision once per group actually run and per half of
-/// F*F / FF*, the input vectors read once and the outputs written once (FP64), and the flops of
-/// the phase-3 products (8 per complex multiply-add).
-struct ApplyFloor {
-  double spectrum_bytes = 0, input_bytes = 0, output_bytes = 0, flops = 0;
-  index_t groups = 0;
-  double bytes() const { return spectrum_bytes + input_bytes + output_bytes; }
-};
-
-/// The floor of op on nrhs vectors with a plan of FFT length `fft_length` that runs groups of at
-/// most `group_size` vectors.
-ApplyFloor apply_floor(const Shape& s, const PrecisionConfig& p, btt::Op op, index_t nrhs,
-                       index_t fft_length, index_t group_size);
 
 /// --op GadjF or FGadj: the operator pair in one call against two calls of its plans
 /// (bench_pair.cpp).

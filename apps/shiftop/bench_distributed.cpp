@@ -18,19 +18,20 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "core/available_memory.hpp"
-#include "core/memory_bandwidth.hpp"
-#include "core/timer.hpp"
-#include "distributed/collective_check.hpp"
-#include "distributed/mpi_check.hpp"
 #include "memory_needs.hpp"
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
+#include "shiftop/btt/floor.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/distributed/bus_bandwidth.hpp"
+#include "shiftop/distributed/collective_check.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -331,8 +332,8 @@ Floors floors(const Layout& layout, const distributed::Partition& partition, btt
   Floors f;
   f.local = partition.local_shape(0, 0);
   f.total = median(m.times.totals);
-  f.local_bytes = matrix_bytes(f.local, m.precision, op, m.groups);
-  const double whole_bytes = matrix_bytes(layout.shape, m.precision, op, m.groups);
+  f.local_bytes = btt::matrix_bytes(f.local, m.precision, op, m.groups);
+  const double whole_bytes = btt::matrix_bytes(layout.shape, m.precision, op, m.groups);
   f.floor = f.local_bytes / (m.ceiling_GBs * 1e9);
   f.single_floor = whole_bytes / (m.ceiling_GBs * 1e9);
   return f;

@@ -15,13 +15,14 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "core/timer.hpp"
 #include "memory_needs.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
+#include "shiftop/btt/floor.hpp"
 #include "shiftop/btt/pair.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
 #ifdef SHIFTOP_HAVE_CUDA
 #include "shiftop/gpu/devices.hpp"
@@ -134,8 +135,8 @@ void run_pair_bench(const BenchOptions& o) {
   }
   const double one_seconds = median(one_times), two_seconds = median(two_times);
   const index_t passes = (o.nrhs + options.max_rhs - 1) / options.max_rhs;
-  const double bytes = matrix_bytes(f_shape, f.precision(), btt::Op::F, passes) +
-                       matrix_bytes(g_shape, g.precision(), btt::Op::F, passes);
+  const double bytes = btt::matrix_bytes(f_shape, f.precision(), btt::Op::F, passes) +
+                       btt::matrix_bytes(g_shape, g.precision(), btt::Op::F, passes);
   const double floor = bytes / (ceiling_GBs * 1e9);
   nlohmann::ordered_json json;
   json["backend"] = o.backend;

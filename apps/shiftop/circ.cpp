@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
 #include "output_paths.hpp"
 #include "shiftop/circ/operator.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/io/circulant_file.hpp"
 #include "shiftop/io/npy.hpp"
 

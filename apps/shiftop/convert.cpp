@@ -11,10 +11,10 @@
 #include <variant>
 
 #include "commands.hpp"
-#include "io/fftmatvec_format.hpp"
 #include "output_paths.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/circulant_file.hpp"
+#include "shiftop/io/fftmatvec.hpp"
 #include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"

@@ -18,14 +18,14 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "io/atomic_output.hpp"
-#include "io/png.hpp"
 #include "output_paths.hpp"
 #include "shiftop/circ/operator.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/circulant_file.hpp"
 #include "shiftop/io/npy.hpp"
+#include "shiftop/io/png.hpp"
 #include "shiftop/models/ct2d.hpp"
 #include "shiftop/solve/reconstruct.hpp"
 

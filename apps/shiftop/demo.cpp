@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "core/timer.hpp"
 #include "memory_needs.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/available_memory.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/models/heat2d.hpp"
 #include "shiftop/models/wave2d.hpp"
 

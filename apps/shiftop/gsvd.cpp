@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "io/matrix_file.hpp"
 #include "output_paths.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
+#include "shiftop/io/matrix_file.hpp"
 #include "shiftop/svd/gsvd.hpp"
 #include "sweep_progress.hpp"
 

@@ -10,14 +10,14 @@
 #include <algorithm>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "io/fftmatvec_format.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
 #include "output_paths.hpp"
 #include "shiftop/btt/pair.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
+#include "shiftop/io/fftmatvec.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 

@@ -11,13 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "distributed/collective_check.hpp"
-#include "distributed/mpi_check.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
+#include "shiftop/distributed/collective_check.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 #include "shiftop/distributed/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 

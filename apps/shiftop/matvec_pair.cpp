@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "io/fftmatvec_format.hpp"
 #include "matvec.hpp"
 #include "shiftop/btt/pair.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
+#include "shiftop/io/fftmatvec.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 

@@ -9,8 +9,8 @@
 
 #include "shiftop/core/error.hpp"
 #ifdef SHIFTOP_HAVE_MPI
-#include "distributed/mpi_check.hpp"
 #include "shiftop/distributed/grid_choice.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 #endif
 
 namespace shiftop::app {

@@ -8,10 +8,10 @@
 #include <span>
 #include <system_error>
 
-#include "io/fftmatvec_format.hpp"
-#include "io/file_identity.hpp"
-#include "io/text.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/extension.hpp"
+#include "shiftop/io/fftmatvec.hpp"
+#include "shiftop/io/file_identity.hpp"
 #include "shiftop/io/file_kind.hpp"
 
 namespace shiftop::app {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/atomic_output.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 

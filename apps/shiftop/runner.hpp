@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "core/timer.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/timer.hpp"
 
 namespace shiftop::app {
 

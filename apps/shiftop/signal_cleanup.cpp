@@ -6,7 +6,7 @@
 #include <csignal>
 #include <thread>
 
-#include "io/temporaries.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 namespace shiftop::app {
 namespace {

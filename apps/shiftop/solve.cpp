@@ -18,11 +18,11 @@
 #include <utility>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "io/atomic_output.hpp"
 #include "output_paths.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 #include "shiftop/solve/data_space_hessian.hpp"

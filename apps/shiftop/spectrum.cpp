@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "core/timer.hpp"
-#include "io/atomic_output.hpp"
 #include "output_paths.hpp"
 #include "python_plotter.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/svd/spectrum.hpp"

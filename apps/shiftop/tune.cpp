@@ -1,29 +1,24 @@
 // `shiftop tune`: all 32 five-phase precision configurations of F and F* on the user's operator
-// (or a random one), timed and compared with FP64 (mixed-precision paper, section 3.2 and 4.2):
+// (or a random one), timed and compared with FP64 by the library's tuner (btt::tune_precision,
+// shiftop/btt/tune.hpp: the inputs, the GPU's second point per FP32 phase 3, the eq. (6) bounds):
 // prints the Pareto front of (time, error) and the fastest configuration under --tol, and writes
-// JSON and a plot (drawn by the Python package from that JSON: python_plotter.hpp). The input
-// vectors carry mantissa bits below FP32's, so that rounding the input to FP32 (phase 1 in S) shows
-// in the error. On the GPU, a configuration with FP32 in phase 3 for which the plan picks cuBLAS
-// (FP32 sums) is also timed with the fused kernels (FP64 sums, same bytes): a second point, often
-// much more accurate for a little more time.
+// JSON and a plot (drawn by the Python package from that JSON: python_plotter.hpp).
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/available_memory.hpp"
-#include "io/atomic_output.hpp"
 #include "memory_needs.hpp"
 #include "output_paths.hpp"
 #include "python_plotter.hpp"
 #include "random_operator.hpp"
-#include "runner.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/btt/tune.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::app {
@@ -36,37 +31,6 @@ struct TuneOptions {
   int repetitions = 10, threads = 0, device = 0;
   bool allow_nonfinite = false;
 };
-
-struct TunePoint {
-  std::string precision;
-  std::string kernel;  // the phase-3 kernel on the GPU ("cublas", "fused ..."); empty on the CPU
-  double milliseconds = 0;
-  double relative_error = 0;
-  bool on_front = false;
-  /// "DDSDD", or "DDSDD fused" / "DDSDD cublas" on the GPU where phase 3 is FP32 (the two differ
-  /// in accuracy there). shiftop.plot's pareto labels its points the same way.
-  std::string label() const {
-    if (kernel.empty() || precision.size() < 3 || precision[2] != 'S') return precision;
-    return precision + " " + kernel.substr(0, kernel.find(' '));
-  }
-};
-
-/// Random values whose low 29 mantissa bits (those FP32 drops) are not all zero.
-std::vector<double> unrepresentable_in_fp32(index_t count, std::uint64_t seed) {
-  std::vector<double> values = random_values(count, seed);
-  for (double& v : values)
-    v = std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | 0x10000001ull);
-  return values;
-}
-
-/// Marks the configurations no other one beats in both time and error.
-void mark_front(std::vector<TunePoint>& points) {
-  for (TunePoint& p : points)
-    p.on_front = std::none_of(points.begin(), points.end(), [&](const TunePoint& q) {
-      return q.milliseconds <= p.milliseconds && q.relative_error <= p.relative_error &&
-             (q.milliseconds < p.milliseconds || q.relative_error < p.relative_error);
-    });
-}
 
 /// Writes `text` to `path` (a temporary of the output `name`).
 void write_file(const std::string& path, const std::string& text, const std::string& name) {
@@ -118,13 +82,16 @@ void run(const TuneOptions& o) {
   const btt::PlanOptions options{
       .backend = backend, .max_rhs = 1, .cpu = {.threads = o.threads}, .gpu = {.device = o.device}};
   // What is still to be allocated: the random kernels, the plan at its largest (an FP32 phase 3
-  // adds F^'s FP32 copy), and one op's x, y and FP64 result.
+  // adds F^'s FP32 copy), one op's x, y and FP64 result, and the F^ that svd::spectrum forms for
+  // kappa(F^) (Nt+1 complex Nd x Nm matrices).
   btt::PlanOptions widest = options;
   widest.precision = "DDSDD";
   require_available_memory(
       (o.operator_path.empty() ? double_bytes(static_cast<double>(s.kernel_size())) : 0) +
           static_cast<double>(btt::Plan::host_bytes(s, widest)) + vector_bytes(s, btt::Op::F, 1) +
-          double_bytes(static_cast<double>(std::max(s.nd, s.nm)) * static_cast<double>(s.nt)),
+          double_bytes(static_cast<double>(std::max(s.nd, s.nm)) * static_cast<double>(s.nt)) +
+          double_bytes(2.0 * static_cast<double>(s.nt + 1) * static_cast<double>(s.nd) *
+                       static_cast<double>(s.nm)),
       fmt::format("tune on {}", s.str()));
   if (o.operator_path.empty()) a.first_column = random_values(s.kernel_size(), 1);
   fmt::print(stderr, "[tune] creating the plan for {} on {}\n", s.str(), o.backend);
@@ -132,78 +99,61 @@ void run(const TuneOptions& o) {
                        ? btt::Plan::create(a.first_column, s, options)
                        : btt::Plan::create_general(a.first_column, a.first_row, s, options);
 
+  btt::TuneOptions tune{.ops = {btt::Op::F, btt::Op::Fadj},
+                        .repetitions = o.repetitions,
+                        .kappa = 0,
+                        .threads = o.threads,
+                        .device = o.device,
+                        .on_start = {},
+                        .on_point = {}};
+  tune.on_start = [](btt::Op op, std::size_t k, std::size_t count) {
+    fmt::print(stderr, "[tune] {:<4} {:2}/{}\n", to_string(op), k + 1, count);
+  };
+  tune.on_point = [cuda](btt::Op op, const btt::TunePoint& p) {
+    fmt::print(stderr, "[tune] {:<4} {:<12} {:9.3f} ms  error {:.2e}  ({})\n", to_string(op),
+               p.label(), p.milliseconds, p.relative_error, cuda ? p.gemv_kernel : "cpu");
+  };
+  fmt::print(stderr, "[tune] kappa(F^) for the error bounds (svd::spectrum)\n");
+  const btt::TuneResult result = btt::tune_precision(plan, a.first_column, a.first_row, tune);
+
   nlohmann::ordered_json out;
   out["shape"] = {{"nd", s.nd}, {"nm", s.nm}, {"nt", s.nt}};
   out["operator"] = o.operator_path.empty() ? "random" : o.operator_path;
   out["backend"] = o.backend;
   out["tolerance"] = o.tolerance;
   out["repetitions"] = o.repetitions;
-  const auto configs = PrecisionConfig::all();
-  for (btt::Op op : {btt::Op::F, btt::Op::Fadj}) {
-    const std::vector<double> x =
-        unrepresentable_in_fp32(input_blocks(op, s) * s.nt, op == btt::Op::F ? 2 : 3);
-    std::vector<double> y(static_cast<std::size_t>(output_blocks(op, s) * s.nt));
-    Runner runner(plan, op, x, y, 1, backend, o.device);
-    std::vector<double> exact;
-    std::vector<TunePoint> points;
-    // Times the plan as it is set up and compares its result with FP64's (`exact`).
-    const auto measure = [&](const PrecisionConfig& config) {
-      const std::vector<double>& result = runner.warm_up(1);
-      if (exact.empty()) exact = result;  // configs[0] is DDDDD
-      const SquaredNorms norms = squared_norms(result, exact);
-      const double seconds = median_seconds(o.repetitions, [&] { runner.apply(); });
-      const TunePoint point{config.str(), cuda ? plan.choices().of(op).gemv_name() : "",
-                            seconds * 1e3,
-                            norms.reference > 0 ? norms.relative() : std::sqrt(norms.difference)};
-      require(std::isfinite(point.relative_error),
-              "tune: {} in {} gave a non-finite result (overflow in FP32?)", to_string(op),
-              point.label());
-      fmt::print(stderr, "[tune] {:<4} {:<12} {:9.3f} ms  error {:.2e}  ({})\n", to_string(op),
-                 point.label(), point.milliseconds, point.relative_error,
-                 cuda ? point.kernel : "cpu");
-      return point;
-    };
-    for (std::size_t k = 0; k < configs.size(); ++k) {
-      fmt::print(stderr, "[tune] {:<4} {:2}/{}\n", to_string(op), k + 1, configs.size());
-      plan.set_precision(configs[k].str());
-      points.push_back(measure(configs[k]));
-      if (cuda && configs[k][Phase::Gemv] == Precision::Single &&
-          points.back().kernel == "cublas") {
-        plan.set_gemv(btt::GemvImplementation::Fused);
-        points.push_back(measure(configs[k]));
-        plan.set_gemv(btt::GemvImplementation::Auto);
-      }
-    }
-    mark_front(points);
-    const TunePoint& fp64 = points.front();
-    const TunePoint* best = nullptr;
-    for (const TunePoint& p : points)
-      if (p.relative_error <= o.tolerance && (!best || p.milliseconds < best->milliseconds))
-        best = &p;
-    fmt::print("{} on {}: Pareto front (time, relative error vs FP64):\n", to_string(op), s.str());
-    for (const TunePoint& p : points)
-      if (p.on_front)
-        fmt::print("  {:<12}  {:9.3f} ms  {:5.2f}x  {:.2e}{}\n", p.label(), p.milliseconds,
-                   fp64.milliseconds / p.milliseconds, p.relative_error,
-                   &p == best ? "  <- fastest under --tol" : "");
+  out["kappa"] = result.kappa;
+  for (const btt::OpTuning& tuning : result.ops) {
+    const btt::Op op = tuning.op;
+    const btt::TunePoint& fp64 = tuning.points.front();
+    const btt::TunePoint* best = tuning.fastest_under(o.tolerance);
+    fmt::print("{} on {}: Pareto front (time, relative error vs FP64, eq. (6) bound):\n",
+               to_string(op), s.str());
+    for (const btt::TunePoint& p : tuning.points)
+      if (p.pareto)
+        fmt::print("  {:<12}  {:9.3f} ms  {:5.2f}x  {:.2e}  (bound {:.1e}){}\n", p.label(),
+                   p.milliseconds, fp64.milliseconds / p.milliseconds, p.relative_error,
+                   p.error_bound, &p == best ? "  <- fastest under --tol" : "");
     nlohmann::ordered_json entry;
-    for (const TunePoint& p : points)
+    for (const btt::TunePoint& p : tuning.points)
       entry["configurations"].push_back({{"precision", p.precision},
-                                         {"gemv_kernel", p.kernel},
+                                         {"gemv_kernel", p.gemv_kernel},
                                          {"median_ms", p.milliseconds},
                                          {"relative_error", p.relative_error},
-                                         {"pareto", p.on_front}});
+                                         {"error_bound", p.error_bound},
+                                         {"pareto", p.pareto}});
     if (best) {
       entry["fastest_under_tolerance"] = best->precision;
-      entry["fastest_under_tolerance_gemv_kernel"] = best->kernel;
+      entry["fastest_under_tolerance_gemv_kernel"] = best->gemv_kernel;
       entry["speedup_over_fp64"] = fp64.milliseconds / best->milliseconds;
-      fmt::print("  fastest under {:.1e}: {} ({:.2f}x FP64){}\n", o.tolerance, best->label(),
-                 fp64.milliseconds / best->milliseconds,
-                 best->label() != best->precision
-                     ? fmt::format("; plan option gemv = {}", best->kernel.substr(0, 5) == "fused"
-                                                                  ? "Fused (--gemv fused)"
-                                                                  : "Cublas (--gemv cublas)")
-                     : "");
+      fmt::print(
+          "  fastest under {:.1e}: {} ({:.2f}x FP64){}\n", o.tolerance, best->label(),
+          fp64.milliseconds / best->milliseconds,
+          best->label() != best->precision
+              ? fmt::format("; plan option gemv = {}", best->gemv_kernel.substr(0, 5) == "fused"
+                                                           ? "Fused (--gemv fused)"
+                                                           : "Cublas (--gemv cublas)")
+              : "");
     }
     out["ops"][std::string(to_string(op))] = entry;
   }

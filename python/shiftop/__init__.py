@@ -25,10 +25,12 @@ from .circ import CirculantOperator, read_circulant
 from . import ct
 from .gsvd import GsvdResult, gsvd
 from .regpath import RegPath, regpath
+from .tune import TunedOp, TuneResult, tune
 
 __all__ = [
     "Operator", "OperatorPair", "GaussianNoise", "DiagonalPrior", "TimeSmoothingPrior",
     "KernelPrior", "Hessian", "MapResult", "map_point", "DataSpaceHessian", "models",
     "Error", "__version__", "svd", "spectrum", "Spectrum", "CirculantOperator", "read_circulant",
-    "ct", "gsvd", "GsvdResult", "regpath", "RegPath", "SweepProgress",
+    "ct", "gsvd", "GsvdResult", "regpath", "RegPath", "SweepProgress", "tune", "TuneResult",
+    "TunedOp",
 ]

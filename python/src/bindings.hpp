@@ -27,5 +27,7 @@ void bind_circ(nanobind::module_& m);
 /// gsvd_batched (the Hari-Zimmermann GSVD of a batch of pairs) and RegularizationPath:
 /// shiftop.gsvd, shiftop.regpath.
 void bind_gsvd(nanobind::module_& m);
+/// shiftop._core.tune_precision: the mixed-precision tuner on a plan.
+void bind_tune(nanobind::module_& m);
 
 }  // namespace shiftop::python

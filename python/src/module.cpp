@@ -26,4 +26,5 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_svd(m);
   shiftop::python::bind_circ(m);
   shiftop::python::bind_gsvd(m);
+  shiftop::python::bind_tune(m);
 }

@@ -1,4 +1,4 @@
-#include "core/available_memory.hpp"
+#include "shiftop/core/available_memory.hpp"
 
 #include <fmt/format.h>
 

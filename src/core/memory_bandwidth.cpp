@@ -1,4 +1,4 @@
-#include "core/memory_bandwidth.hpp"
+#include "shiftop/core/memory_bandwidth.hpp"
 
 #include <omp.h>
 
@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/aligned_buffer.hpp"
-#include "core/timer.hpp"
+#include "shiftop/core/timer.hpp"
 
 namespace shiftop {
 namespace {

@@ -1,10 +1,10 @@
-#include "distributed/collective_check.hpp"
+#include "shiftop/distributed/collective_check.hpp"
 
 #include <algorithm>
 #include <climits>
 
-#include "distributed/mpi_check.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::distributed {
 

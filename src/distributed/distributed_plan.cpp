@@ -5,12 +5,12 @@
 #include <cstdint>
 
 #include "btt/passes.hpp"
-#include "core/timer.hpp"
-#include "distributed/collective_check.hpp"
 #include "distributed/device_space.hpp"
-#include "distributed/mpi_check.hpp"
 #include "distributed/mpi_collectives.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
+#include "shiftop/distributed/collective_check.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
 #ifdef SHIFTOP_HAVE_NCCL

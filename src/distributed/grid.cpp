@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "distributed/mpi_check.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::distributed {
 

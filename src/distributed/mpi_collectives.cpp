@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "distributed/mpi_check.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::distributed {
 namespace {

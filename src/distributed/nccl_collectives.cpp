@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backend/cuda/check.hpp"
-#include "distributed/mpi_check.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::distributed {
 namespace {

@@ -1,7 +1,7 @@
 #include "shiftop/distributed/read_distributed_plan.hpp"
 
-#include "distributed/collective_check.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/distributed/collective_check.hpp"
 #include "shiftop/distributed/partition.hpp"
 #include "shiftop/io/operator_file.hpp"
 

@@ -1,4 +1,4 @@
-#include "io/atomic_output.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "io/file_identity.hpp"
 #include "io/temporaries.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/file_identity.hpp"
 
 namespace shiftop::io {
 namespace {

@@ -13,11 +13,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/available_memory.hpp"
-#include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/hdf5.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 namespace shiftop::io {
 namespace {

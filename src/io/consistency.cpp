@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/available_memory.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::io {

@@ -16,14 +16,14 @@
 #include <system_error>
 #include <vector>
 
-#include "core/available_memory.hpp"
-#include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_meta.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 namespace shiftop::io::fftmatvec {
 namespace {

@@ -27,32 +27,16 @@
 // ones too where they fit) and reads any integer or integral float.
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include "io/format_codec.hpp"
+#include "shiftop/io/fftmatvec.hpp"
 
 namespace shiftop::io::fftmatvec {
-
-/// Metadata keys that carry meta_adj's prefix, p2q flag and checksum through other formats, so
-/// that FFTMatvec -> shiftop .h5 -> FFTMatvec reproduces the directory.
-inline constexpr std::string_view kPrefixKey = "fftmatvec_prefix";
-inline constexpr std::string_view kP2qKey = "fftmatvec_p2q";
-inline constexpr std::string_view kChecksumKey = "fftmatvec_checksum";
-/// Prefix of written block rows when the operator carries none.
-inline constexpr std::string_view kDefaultPrefix = "adj/vec_";
 
 /// The matrix directory. Reading a slice opens only its block-row files, and reads only the
 /// columns [c0*Nt, c1*Nt) of each; writing makes a temporary directory renamed into place, and
 /// refuses a general (non-triangular) operator, which FFTMatvec cannot represent; inspecting reads
 /// meta_adj and checks which block-row files exist, but reads no values.
 extern const OperatorCodec kOperatorCodec;
-/// Returns normally only if the existing directory `dir` is exactly what the writer above could
-/// have written, and so may be replaced: binary/meta_adj (which parses) and block-row files that
-/// it names (binary/<prefix><row, 6 digits>.h5 for rows below Nd, with their directories), and
-/// nothing else anywhere below it; else throws shiftop::Error naming the first unexpected entry.
-/// The AtomicOutput::Replaceable of the matrix directory; commands check it before any work.
-void check_replaceable(const std::string& dir);
 /// The vector file (one vector, parameter or data space).
 extern const VectorCodec kVectorCodec;
 

@@ -1,4 +1,4 @@
-#include "io/file_identity.hpp"
+#include "shiftop/io/file_identity.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "io/matrix_file.hpp"
+#include "shiftop/io/matrix_file.hpp"
 
 #include <fmt/ranges.h>
 

@@ -17,10 +17,10 @@
 #include <system_error>
 #include <utility>
 
-#include "io/atomic_output.hpp"
 #include "io/regular_input.hpp"
 #include "io/text.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/file_kind.hpp"
 
 namespace shiftop::io {

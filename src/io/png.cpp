@@ -1,4 +1,4 @@
-#include "io/png.hpp"
+#include "shiftop/io/png.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <system_error>
 
-#include "io/atomic_output.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 namespace shiftop::io {
 namespace {

@@ -8,15 +8,15 @@
 #include <charconv>
 #include <optional>
 
-#include "core/available_memory.hpp"
-#include "io/atomic_output.hpp"
 #include "io/attribute_value.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_format.hpp"
 #include "io/hdf5.hpp"
 #include "io/nonfinite.hpp"
 #include "io/text.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 namespace shiftop::io::shiftop_h5 {
 namespace {

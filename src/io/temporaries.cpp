@@ -1,5 +1,7 @@
 #include "io/temporaries.hpp"
 
+#include "shiftop/io/atomic_output.hpp"
+
 #include <filesystem>
 #include <system_error>
 #include <vector>

@@ -1,13 +1,13 @@
 // Small text helpers shared by the readers and writers: untrusted bytes shown in a message, names
-// of enumerators, file extensions. Header-only, so that the fuzz harnesses (tests/fuzz), which
-// compile single parsers, get them without another source file.
+// of enumerators, and (from shiftop/io/extension.hpp) file extensions. Header-only, so that the
+// fuzz harnesses (tests/fuzz), which compile single parsers, get them without another source file.
 #pragma once
 
-#include <cctype>
 #include <cstddef>
-#include <filesystem>
 #include <string>
 #include <string_view>
+
+#include "shiftop/io/extension.hpp"
 
 namespace shiftop::io {
 
@@ -37,14 +37,6 @@ constexpr std::string_view name_of(Enum value, const EnumName<Enum> (&names)[N])
   for (const EnumName<Enum>& entry : names)
     if (entry.value == value) return entry.name;
   return "?";
-}
-
-/// The extension of `path` in lower case, with its dot: ".npy" for "A.NPY", "" for none.
-inline std::string lowercase_extension(const std::string& path) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  for (char& c : extension)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
 }
 
 }  // namespace shiftop::io

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/available_memory.hpp"
 #include "io/consistency.hpp"
 #include "io/fftmatvec_format.hpp"
 #include "io/format_codec.hpp"
@@ -16,6 +15,7 @@
 #include "io/regular_input.hpp"
 #include "io/shiftop_format.hpp"
 #include "io/text.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/file_kind.hpp"
 #include "shiftop/io/npy.hpp"

@@ -9,7 +9,7 @@
 #include <numbers>
 #include <numeric>
 
-#include "core/available_memory.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
 
 namespace shiftop::models::ct2d {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/available_memory.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/models/grid2d.hpp"
 #include "shiftop/models/lti_stepping.hpp"

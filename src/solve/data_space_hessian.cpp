@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "solve/dense_space.hpp"
 #include "solve/require_finite.hpp"
 #include "solve/standard_normal.hpp"

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/aligned_buffer.hpp"
-#include "core/available_memory.hpp"
+#include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
 #include "solve/dense_space.hpp"
 

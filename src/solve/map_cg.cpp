@@ -4,9 +4,9 @@
 #include <cmath>
 #include <optional>
 
-#include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/threads.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/solve/circulant_preconditioner.hpp"
 #include "solve/require_finite.hpp"
 

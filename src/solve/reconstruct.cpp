@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 
 namespace shiftop::solve {
 namespace {

@@ -1,5 +1,5 @@
 // The memory check readers make before allocating what a file asks for.
-#include "core/available_memory.hpp"
+#include "shiftop/core/available_memory.hpp"
 
 #include <gtest/gtest.h>
 

@@ -20,9 +20,9 @@
 #include <tuple>
 #include <vector>
 
-#include "distributed/collective_check.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/distributed/collective_check.hpp"
 #include "shiftop/distributed/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/partition.hpp"

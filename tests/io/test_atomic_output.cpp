@@ -1,7 +1,7 @@
 // io::AtomicOutput: a symbolic link at the target is kept and its target replaced; FIFOs, devices
 // and "-" are written directly by a Stream and refused by formats that seek; the checks made
 // before any work (check_output_path); and the temporaries a signal's clean-up removes.
-#include "io/atomic_output.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

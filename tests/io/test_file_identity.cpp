@@ -1,6 +1,6 @@
 // io::overlap: two paths are one file by device and inode after following links, or, for paths
 // that do not exist yet, by their canonical spelling; a path inside a directory is found too.
-#include "io/file_identity.hpp"
+#include "shiftop/io/file_identity.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
+#include "shiftop/io/png.hpp"
 #include "support/expect_error.hpp"
 #include "support/io_test_support.hpp"
 

@@ -5,7 +5,7 @@ extension, .png, .svg or .pdf, picks the format (or pass ``format=``); it draws 
 matplotlib's Figure API, so the caller's pyplot backend is left alone, writes the file and returns
 the Figure::
 
-    pareto(tune_json, out)              # shiftop tune --json: the Pareto front of the precisions
+    pareto(tune_json, out)              # shiftop tune --json or shiftop.tune(): the Pareto front
     bench_phases(bench_json, out)       # shiftop bench --json: time per phase
     bench_sweep(bench_jsons, out)       # several bench runs: time against the swept size
     cg_convergence(solve_jsons, out)    # shiftop solve --json: relative residual per iteration

@@ -1,5 +1,5 @@
 """The tuner's Pareto front: relative error against time for the 32 five-phase precision strings
-of F and F* (mixed-precision paper, section 4.2), from `shiftop tune --json`."""
+of F and F* (mixed-precision paper, section 4.2), from `shiftop tune --json` or shiftop.tune."""
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -109,13 +109,16 @@ def _panel(ax, title, points, tolerance, best):
             + [(points[k]["ms"], y[k], points[k]["label"], False) for k in others])
 
 
-def pareto(tune_json, out, *, format=None):
-    """Plots the Pareto front of `shiftop tune --json` (a path or the parsed dict): one panel per
-    operation, every configuration labelled with its precision string, the front drawn as the
-    least error reachable within a time, the --tol line and the fastest configuration under it.
-    FP64's error 0 is drawn at a floor marked "exact (0)". `out` is a .png, .svg or .pdf (or any
-    name with `format`). Returns the matplotlib Figure."""
+def pareto(tune_json, out, *, format=None, tolerance=1e-7):
+    """Plots the Pareto front of `shiftop tune --json` (a path or the parsed dict) or of a
+    shiftop.tune result: one panel per operation, every configuration labelled with its precision
+    string, the front drawn as the least error reachable within a time, the tolerance line and the
+    fastest configuration under it. FP64's error 0 is drawn at a floor marked "exact (0)". `out`
+    is a .png, .svg or .pdf (or any name with `format`). `tolerance` applies to a shiftop.tune
+    result only (the JSON carries the tool's --tol). Returns the matplotlib Figure."""
     chosen = output_format(out, format)
+    if hasattr(tune_json, "to_json"):  # a shiftop.TuneResult
+        tune_json = tune_json.to_json(tolerance)
     data, name = load_json(tune_json, "tune JSON")
     ops = field(data, "ops", name, dict)
     if not ops:

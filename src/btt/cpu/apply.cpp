@@ -8,7 +8,7 @@
 #include "backend/cpu/layout.hpp"
 #include "btt/cpu/engine.hpp"
 #include "btt/passes.hpp"
-#include "core/timer.hpp"
+#include "shiftop/core/timer.hpp"
 
 namespace shiftop::btt {
 

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 #include "circ/cpu/engine.hpp"
-#include "core/timer.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 
 namespace shiftop::circ {
 

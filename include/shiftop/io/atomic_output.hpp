@@ -67,4 +67,11 @@ const char* special_file(const std::string& target);
 void check_output_path(const std::string& target, AtomicOutput::Kind kind,
                        const AtomicOutput::Replaceable& replaceable = {});
 
+/// Removes every temporary an AtomicOutput has reserved and not yet committed (directories
+/// recursively) and keeps their list locked for good, so that no other thread creates or renames
+/// an output afterwards: the process must end next. For a program ending on a signal (the tool's
+/// signal thread, apps/shiftop/signal_cleanup.cpp); the library installs no signal handling of its
+/// own. Not async-signal-safe: call it from a thread that received the signal with sigwait().
+void remove_temporaries_for_exit();
+
 }  // namespace shiftop::io

@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <complex>
 #include <memory>
 #include <string>
@@ -36,79 +35,61 @@ struct GsvdCliOptions {
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 constexpr const char* kVectorFiles[] = {"u", "v", "x", "sigma_f", "sigma_g"};
 
-// The checks that need the matrix: not empty, finite entries.
-void check_matrix(const io::DenseMatrix& a, const char* option, const std::string& path) {
+// F or G as the GSVD takes it: T is double, or std::complex<double> when either file is complex
+// (io::read_matrix promotes float32 and real files exactly and refuses non-finite entries).
+template <class T>
+io::Matrix<T> read_operand(const char* option, const std::string& path, const std::string& dataset,
+                           std::string_view dataset_option) {
+  io::Matrix<T> a = io::read_matrix<T>(path, {.dataset = dataset,
+                                              .dataset_option = dataset_option,
+                                              .allow_nonfinite = false,
+                                              .option = option});
   require(a.rows > 0 && a.cols > 0,
           "{} {}: the matrix is empty ({} x {}): expected at least one row and one column", option,
           path, a.rows, a.cols);
-  const std::size_t scalars = io::is_complex(a.element) ? 2 : 1;
-  for (std::size_t k = 0; k < a.data.size(); ++k) {
-    if (std::isfinite(a.data[k])) continue;
-    const auto element = static_cast<index_t>(k / scalars);
-    fail("{} {}: {} at (row {}, column {}): expected finite values", option, path,
-         std::isnan(a.data[k]) ? "NaN" : "infinity", element % a.rows, element / a.rows);
-  }
+  return a;
 }
 
-// The column-major matrix in T (double or complex<double>; a real file gives zero imaginary
-// parts).
-template <class T>
-std::vector<T> to_elements(const io::DenseMatrix& a) {
-  std::vector<T> out(static_cast<std::size_t>(a.rows * a.cols));
-  const bool complex_file = io::is_complex(a.element);
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    if constexpr (std::is_same_v<T, double>) {
-      out[k] = a.data[k];
-    } else {
-      out[k] = complex_file ? T(a.data[2 * k], a.data[2 * k + 1]) : T(a.data[k], 0.0);
-    }
-  }
-  return out;
-}
-
-// Values as the doubles io::write_npy takes (complex as (re, im) pairs).
-template <class T>
-std::vector<double> to_doubles(const std::vector<T>& values) {
-  std::vector<double> out;
-  out.reserve(values.size() * (std::is_same_v<T, double> ? 1 : 2));
-  for (const T& v : values) {
-    if constexpr (std::is_same_v<T, double>) {
-      out.push_back(v);
-    } else {
-      out.push_back(v.real());
-      out.push_back(v.imag());
-    }
-  }
-  return out;
-}
+struct Solved {
+  svd::GsvdStats stats;
+  index_t m = 0, p = 0, n = 0;
+  double seconds = 0;
+};
 
 template <class T>
-svd::GsvdStats solve_and_write(const io::DenseMatrix& f, const io::DenseMatrix& g,
-                               const GsvdCliOptions& o, const svd::GsvdOptions& options) {
+Solved solve_and_write(const GsvdCliOptions& o, const svd::GsvdOptions& options) {
+  const io::Matrix<T> f = read_operand<T>("--f", o.f, o.f_dataset, "--f-dataset");
+  const io::Matrix<T> g = read_operand<T>("--g", o.g, o.g_dataset, "--g-dataset");
+  require(f.cols == g.cols,
+          "--g {}: G has {} columns but F ({}) has {}: the pair must have the same number of "
+          "columns",
+          o.g, g.cols, o.f, f.cols);
+  require(g.rows >= g.cols,
+          "--g {}: G is {} x {}: G must have full column rank, so at least as many rows as "
+          "columns",
+          o.g, g.rows, g.cols);
   const index_t m = f.rows, p = g.rows, n = f.cols;
-  const std::vector<T> f_elements = to_elements<T>(f), g_elements = to_elements<T>(g);
+  // The GPU's context is made before the clock starts, as its cost is not the GSVD's: the library
+  // runs on this shared context of the device (GsvdOptions::gpu).
+  if (options.backend == Backend::Cuda) (void)gpu::shared_context(o.device);
+  Stopwatch clock;  // on the GPU with the copies to and from it
   const svd::GsvdResult<T> result =
-      svd::gsvd_hz(f_elements.data(), m, m, g_elements.data(), p, p, n, options);
+      svd::gsvd_hz(f.data.data(), m, m, g.data.data(), p, p, n, options);
   require(result.stats.converged,
           "--f {}, --g {}: the GSVD did not converge in {} sweeps (a sweep still made a proper "
           "transformation; raise --max-sweeps)",
           o.f, o.g, result.stats.sweeps);
-  const std::vector<index_t> values_shape{n};
-  io::write_npy(o.output, result.values(), values_shape, io::Element::Float64, false);
+  // The command's outputs are .npy (check_paths), which a FIFO, a device or "-" also take.
+  const io::MatrixWriteOptions npy{.format = io::MatrixFormat::Npy};
+  io::write_values<double>(o.output, result.values(), npy);
   if (!o.vectors.empty()) {
-    const io::Element element =
-        std::is_same_v<T, double> ? io::Element::Float64 : io::Element::Complex128;
-    // U (m x n), V (p x n), X (n x n) are column-major: written in Fortran order as they are.
-    const std::vector<index_t> u_shape{m, n}, v_shape{p, n}, x_shape{n, n};
-    io::write_npy(prefixed_npy(o.vectors, "u"), to_doubles(result.u), u_shape, element, true);
-    io::write_npy(prefixed_npy(o.vectors, "v"), to_doubles(result.v), v_shape, element, true);
-    io::write_npy(prefixed_npy(o.vectors, "x"), to_doubles(result.x), x_shape, element, true);
-    io::write_npy(prefixed_npy(o.vectors, "sigma_f"), result.sigma_f, values_shape,
-                  io::Element::Float64, false);
-    io::write_npy(prefixed_npy(o.vectors, "sigma_g"), result.sigma_g, values_shape,
-                  io::Element::Float64, false);
+    io::write_matrix<T>(prefixed_npy(o.vectors, "u"), m, n, result.u, npy);
+    io::write_matrix<T>(prefixed_npy(o.vectors, "v"), p, n, result.v, npy);
+    io::write_matrix<T>(prefixed_npy(o.vectors, "x"), n, n, result.x, npy);
+    io::write_values<double>(prefixed_npy(o.vectors, "sigma_f"), result.sigma_f, npy);
+    io::write_values<double>(prefixed_npy(o.vectors, "sigma_g"), result.sigma_g, npy);
   }
-  return result.stats;
+  return {.stats = result.stats, .m = m, .p = p, .n = n, .seconds = clock.elapsed()};
 }
 
 void run(const GsvdCliOptions& o) {
@@ -127,33 +108,20 @@ void run(const GsvdCliOptions& o) {
   if (o.progress) options.progress = print_sweeps("gsvd", "transformations");
   options.backend = parse_backend(o.backend, o.device);
   options.gpu.device = o.device;
-  const io::DenseMatrix f = io::read_matrix_file(o.f, o.f_dataset, "--f-dataset");
-  check_matrix(f, "--f", o.f);
-  const io::DenseMatrix g = io::read_matrix_file(o.g, o.g_dataset, "--g-dataset");
-  check_matrix(g, "--g", o.g);
-  require(f.cols == g.cols,
-          "--g {}: G has {} columns but F ({}) has {}: the pair must have the same number of "
-          "columns",
-          o.g, g.cols, o.f, f.cols);
-  require(g.rows >= g.cols,
-          "--g {}: G is {} x {}: G must have full column rank, so at least as many rows as "
-          "columns",
-          o.g, g.rows, g.cols);
-  const bool complex = io::is_complex(f.element) || io::is_complex(g.element);
-  // The GPU's context is made before the clock starts, as its cost is not the GSVD's: the library
-  // runs on this shared context of the device (GsvdOptions::gpu).
-  if (options.backend == Backend::Cuda) (void)gpu::shared_context(o.device);
-  Stopwatch clock;  // on the GPU with the copies to and from it
-  const svd::GsvdStats stats = complex ? solve_and_write<std::complex<double>>(f, g, o, options)
-                                       : solve_and_write<double>(f, g, o, options);
-  const double seconds = clock.elapsed();
+  // The pair is computed in complex128 if either file is complex, else in float64.
+  const bool complex = io::is_complex(io::matrix_element(
+                           o.f, {.dataset = o.f_dataset, .dataset_option = "--f-dataset"})) ||
+                       io::is_complex(io::matrix_element(
+                           o.g, {.dataset = o.g_dataset, .dataset_option = "--g-dataset"}));
+  const auto [stats, m, p, n, seconds] = complex ? solve_and_write<std::complex<double>>(o, options)
+                                                 : solve_and_write<double>(o, options);
   const char* precision = complex ? "complex128" : "float64";
   if (o.json) {
     nlohmann::ordered_json out = {{"f", o.f},
                                   {"g", o.g},
-                                  {"m", f.rows},
-                                  {"p", g.rows},
-                                  {"n", f.cols},
+                                  {"m", m},
+                                  {"p", p},
+                                  {"n", n},
                                   {"computed_in", precision},
                                   {"backend", o.backend},
                                   {"variant", o.variant},
@@ -176,8 +144,8 @@ void run(const GsvdCliOptions& o) {
   fmt::print(
       "{}, {}: F {} x {}, G {} x {}, {} generalized singular values in {} (computed in {}; "
       "converged in {} sweeps, {} transformations, {} proper; {:.3g} s)\n",
-      o.f, o.g, f.rows, f.cols, g.rows, g.cols, f.cols, o.output, precision, stats.sweeps,
-      stats.transformations, stats.proper_transformations, seconds);
+      o.f, o.g, m, n, p, n, n, o.output, precision, stats.sweeps, stats.transformations,
+      stats.proper_transformations, seconds);
   if (!o.vectors.empty())
     fmt::print("{}_{{u,v,x,sigma_f,sigma_g}}.npy: F = U diag(sigma_f) X, G = V diag(sigma_g) X\n",
                o.vectors);

@@ -19,8 +19,9 @@
 #include "output_paths.hpp"
 #include "python_plotter.hpp"
 #include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 #include "shiftop/io/atomic_output.hpp"
-#include "shiftop/io/npy.hpp"
+#include "shiftop/io/matrix_file.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
 #include "shiftop/solve/regpath.hpp"
@@ -89,11 +90,11 @@ std::vector<double> parse_alphas(const std::string& text) {
   return alphas;
 }
 
-// The Nm x Nm Laplacian, row-major, from a 2-D real .npy.
+// The Nm x Nm Laplacian, row-major, from a real .npy or HDF5 matrix (its entries checked below,
+// with the symmetry, in the option's words).
 std::vector<double> read_laplacian(const std::string& path, index_t nm) {
-  const io::DenseMatrix a = io::read_npy_matrix(path);
-  require(!io::is_complex(a.element), "--laplacian {}: expected a real matrix, got {}", path,
-          io::to_string(a.element));
+  const io::Matrix<double> a =
+      io::read_matrix<double>(path, {.allow_nonfinite = true, .option = "--laplacian"});
   require(a.rows == nm && a.cols == nm,
           "--laplacian {}: expected an Nm x Nm = {} x {} matrix, got {} x {}", path, nm, nm, a.rows,
           a.cols);

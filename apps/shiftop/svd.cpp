@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <complex>
 #include <memory>
 #include <string>
@@ -33,77 +32,54 @@ struct SvdOptions {
 
 constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 
-// The checks that need the matrix: its size, finite entries, --hyperbolic's range.
-void check_matrix(const io::DenseMatrix& a, const SvdOptions& o) {
-  require(a.rows > 0 && a.cols > 0,
+// The checks that need the matrix's size: not empty, --hyperbolic's range (io::read_matrix
+// refuses non-finite entries).
+void check_matrix(index_t rows, index_t cols, const SvdOptions& o) {
+  require(rows > 0 && cols > 0,
           "--input {}: the matrix is empty ({} x {}): expected at least one row and one column",
-          o.input, a.rows, a.cols);
-  const std::size_t scalars = io::is_complex(a.element) ? 2 : 1;
-  for (std::size_t k = 0; k < a.data.size(); ++k) {
-    if (std::isfinite(a.data[k])) continue;
-    const auto element = static_cast<index_t>(k / scalars);
-    fail("--input {}: {} at (row {}, column {}): expected finite values", o.input,
-         std::isnan(a.data[k]) ? "NaN" : "infinity", element % a.rows, element / a.rows);
-  }
+          o.input, rows, cols);
   if (o.hyperbolic < 0) return;
-  require(a.rows >= a.cols,
+  require(rows >= cols,
           "--hyperbolic: the hyperbolic SVD needs at least as many rows as columns, got {} x {}",
-          a.rows, a.cols);
-  require(o.hyperbolic <= a.cols,
+          rows, cols);
+  require(o.hyperbolic <= cols,
           "--hyperbolic {}: expected 0 <= NPLUS <= {}, the columns of the matrix", o.hyperbolic,
-          a.cols);
+          cols);
 }
 
-// The column-major matrix in T (doubles round to float for FP32 files, which held floats).
-template <class T>
-std::vector<T> to_elements(const io::DenseMatrix& a) {
-  std::vector<T> out(static_cast<std::size_t>(a.rows * a.cols));
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    if constexpr (std::is_same_v<T, svd::Real<T>>)
-      out[k] = static_cast<T>(a.data[k]);
-    else
-      out[k] =
-          T(static_cast<svd::Real<T>>(a.data[2 * k]), static_cast<svd::Real<T>>(a.data[2 * k + 1]));
-  }
-  return out;
-}
+struct Solved {
+  svd::JacobiStats stats;
+  index_t rows = 0, cols = 0;
+  double seconds = 0;
+};
 
-// Values as the doubles io::write_npy takes (complex as (re, im) pairs).
+// Reads the matrix in T (the file's own precision), computes and writes; timed from after the
+// read to after the writes.
 template <class T>
-std::vector<double> to_doubles(const std::vector<T>& values) {
-  std::vector<double> out;
-  out.reserve(values.size() * (std::is_same_v<T, svd::Real<T>> ? 1 : 2));
-  for (const T& v : values) {
-    if constexpr (std::is_same_v<T, svd::Real<T>>) {
-      out.push_back(static_cast<double>(v));
-    } else {
-      out.push_back(static_cast<double>(v.real()));
-      out.push_back(static_cast<double>(v.imag()));
-    }
-  }
-  return out;
-}
-
-template <class T>
-svd::JacobiStats solve_and_write(const io::DenseMatrix& a, const SvdOptions& o,
-                                 const svd::JacobiOptions& options) {
-  const std::vector<T> elements = to_elements<T>(a);
-  const svd::JacobiResult<T> result = svd::jacobi(elements.data(), a.rows, a.cols, a.rows, options);
+Solved solve_and_write(const SvdOptions& o, const svd::JacobiOptions& options) {
+  const io::Matrix<T> a = io::read_matrix<T>(o.input, {.dataset = o.dataset,
+                                                       .dataset_option = "--dataset",
+                                                       .allow_nonfinite = false,
+                                                       .option = "--input"});
+  check_matrix(a.rows, a.cols, o);
+  // The GPU's context is made before the clock starts, as its cost is not the SVD's: the library
+  // runs on this shared context of the device (JacobiOptions::gpu).
+  if (options.backend == Backend::Cuda) (void)gpu::shared_context(o.device);
+  Stopwatch clock;  // on the GPU with the copies to and from it
+  const svd::JacobiResult<T> result = svd::jacobi(a.data.data(), a.rows, a.cols, a.rows, options);
   require(result.stats.converged, "--input {}: the Jacobi {}SVD did not converge in {} sweeps{}",
           o.input, o.hyperbolic >= 0 ? "hyperbolic " : "", result.stats.sweeps,
           o.hyperbolic >= 0 ? " (it exists only when rank(A J A^T) = rank(A))"
                             : " (a sweep still rotated)");
   const index_t k = static_cast<index_t>(result.sigma.size());
-  const io::Element real = io::is_single(a.element) ? io::Element::Float32 : io::Element::Float64;
-  const std::vector<index_t> s_shape{k};
-  io::write_npy(o.output, to_doubles(result.sigma), s_shape, real, false);
+  // The command's outputs are .npy (check_paths), which a FIFO, a device or "-" also take.
+  const io::MatrixWriteOptions npy{.format = io::MatrixFormat::Npy};
+  io::write_values<svd::Real<T>>(o.output, result.sigma, npy);
   if (!o.vectors.empty()) {
-    // U (m x k) and V (n x k) are column-major: written in Fortran order as they are.
-    const std::vector<index_t> u_shape{a.rows, k}, v_shape{a.cols, k};
-    io::write_npy(prefixed_npy(o.vectors, "U"), to_doubles(result.u), u_shape, a.element, true);
-    io::write_npy(prefixed_npy(o.vectors, "V"), to_doubles(result.v), v_shape, a.element, true);
+    io::write_matrix<T>(prefixed_npy(o.vectors, "U"), a.rows, k, result.u, npy);
+    io::write_matrix<T>(prefixed_npy(o.vectors, "V"), a.cols, k, result.v, npy);
   }
-  return result.stats;
+  return {.stats = result.stats, .rows = a.rows, .cols = a.cols, .seconds = clock.elapsed()};
 }
 
 void run(const SvdOptions& o) {
@@ -127,33 +103,29 @@ void run(const SvdOptions& o) {
       "--variant {}: --backend cuda runs auto or pointwise; the blocked variants run on the "
       "CPU only",
       o.variant);
-  const io::DenseMatrix a = io::read_matrix_file(o.input, o.dataset, "--dataset");
-  check_matrix(a, o);
-  // The GPU's context is made before the clock starts, as its cost is not the SVD's: the library
-  // runs on this shared context of the device (JacobiOptions::gpu).
-  if (cuda) (void)gpu::shared_context(o.device);
-  Stopwatch clock;  // on the GPU with the copies to and from it
-  svd::JacobiStats stats;
-  switch (a.element) {
+  const io::Element element =
+      io::matrix_element(o.input, {.dataset = o.dataset, .dataset_option = "--dataset"});
+  Solved solved;
+  switch (element) {
     case io::Element::Float64:
-      stats = solve_and_write<double>(a, o, options);
+      solved = solve_and_write<double>(o, options);
       break;
     case io::Element::Float32:
-      stats = solve_and_write<float>(a, o, options);
+      solved = solve_and_write<float>(o, options);
       break;
     case io::Element::Complex128:
-      stats = solve_and_write<std::complex<double>>(a, o, options);
+      solved = solve_and_write<std::complex<double>>(o, options);
       break;
     case io::Element::Complex64:
-      stats = solve_and_write<std::complex<float>>(a, o, options);
+      solved = solve_and_write<std::complex<float>>(o, options);
       break;
   }
-  const double seconds = clock.elapsed();
+  const auto& [stats, rows, cols, seconds] = solved;
   if (o.json) {
     nlohmann::ordered_json out = {{"input", o.input},
-                                  {"rows", a.rows},
-                                  {"cols", a.cols},
-                                  {"dtype", io::to_string(a.element)},
+                                  {"rows", rows},
+                                  {"cols", cols},
+                                  {"dtype", io::to_string(element)},
                                   {"backend", o.backend},
                                   {"hyperbolic", nullptr},
                                   {"variant", o.variant},
@@ -173,7 +145,7 @@ void run(const SvdOptions& o) {
   fmt::print(
       "{}: {} x {} {}, {} {}singular values in {} ({} sweeps, {} rotations, rank {}, "
       "{:.3g} s)\n",
-      o.input, a.rows, a.cols, io::to_string(a.element), std::min(a.rows, a.cols),
+      o.input, rows, cols, io::to_string(element), std::min(rows, cols),
       o.hyperbolic >= 0 ? "hyperbolic " : "", o.output, stats.sweeps, stats.rotations, stats.rank,
       seconds);
   if (!o.vectors.empty())

@@ -506,13 +506,29 @@ bool is_single(Element element) {
   return layout_of(element).scalar_bytes == 4;
 }
 
+namespace {
+
+// The element type of a 2-D array's header, which read_npy_matrix reads.
+Element header_matrix_element(const HeaderDict& dict, const std::string& path) {
+  const Element element = parse_element(dict.descr, path);
+  require(dict.shape.size() == 2, "{}: expected a 2-D array (a matrix), got shape {}", path,
+          format_shape(dict.shape));
+  return element;
+}
+
+}  // namespace
+
+Element read_npy_matrix_element(const std::string& path) {
+  const OpenFile in = open_for_reading(path);
+  return header_matrix_element(parse_dict(read_header_bytes(in.file.get(), in.size, path), path),
+                               path);
+}
+
 DenseMatrix read_npy_matrix(const std::string& path) {
   const OpenFile in = open_for_reading(path);
   const std::string bytes = read_header_bytes(in.file.get(), in.size, path);
   const HeaderDict dict = parse_dict(bytes, path);
-  const Element element = parse_element(dict.descr, path);
-  require(dict.shape.size() == 2, "{}: expected a 2-D array (a matrix), got shape {}", path,
-          format_shape(dict.shape));
+  const Element element = header_matrix_element(dict, path);
   const ElementLayout layout = layout_of(element);
   DenseMatrix matrix{.element = element, .rows = dict.shape[0], .cols = dict.shape[1], .data = {}};
   const auto scalars = static_cast<std::size_t>(matrix.rows * matrix.cols) * layout.scalars;

@@ -66,6 +66,9 @@ struct DenseMatrix {
 /// Reads a 2-D .npy array of any Element type, in C or Fortran order. Throws shiftop::Error
 /// naming `path` for another rank or dtype, and for what read_npy refuses.
 DenseMatrix read_npy_matrix(const std::string& path);
+/// The Element type of the 2-D array read_npy_matrix would read, from the header alone (its
+/// refusals but the data section's length).
+Element read_npy_matrix_element(const std::string& path);
 
 /// Writes `data` with the given C-order `shape` as little-endian float64. The file is written
 /// under a temporary name next to `path` and renamed into place, so a failure leaves no partial

@@ -241,8 +241,9 @@ void write_array(const std::string& path, std::span<const index_t> dims, std::sp
 // Whether `path` is read as .npy (else HDF5); refuses a dataset named for an .npy file.
 bool is_npy_input(const std::string& path, const MatrixReadOptions& options) {
   if (format_of(path, MatrixFormat::Auto) == MatrixFormat::Hdf5) return false;
-  require(options.dataset.empty(), "{} {}: {} is an .npy file, which holds one array",
-          options.dataset_option, options.dataset, path);
+  require(options.dataset.empty(),
+          "{} {}: {} is an .npy file, which holds one array: expected no {}",
+          options.dataset_option, options.dataset, path, options.dataset_option);
   return true;
 }
 

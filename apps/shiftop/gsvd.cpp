@@ -161,7 +161,8 @@ void add_gsvd_command(CLI::App& app) {
       "Hari-Zimmermann method");
   const std::string matrix_help =
       "a 2-D .npy array (float64, float32, complex128 or complex64; C or Fortran order) or an "
-      "HDF5 file (.h5) with a 2-D float64/float32 dataset; computed in FP64: float32 is promoted "
+      "HDF5 file (.h5, .hdf5) with a 2-D dataset of those types; computed in FP64: float32 is "
+      "promoted "
       "to float64, complex64 to complex128, and the pair is complex if either is";
   cmd->add_option("--f", o->f, "F (m x n): " + matrix_help)->required();
   cmd->add_option("--g", o->g, "G (p x n, full column rank, p >= n): " + matrix_help)->required();

@@ -342,9 +342,10 @@ void add_regpath_command(CLI::App& app) {
   cmd->add_option("--mass", o->mass, "weight of the identity block (> 0)")->capture_default_str();
   cmd->add_option("--time-weight", o->time_weight, "weight of the time-difference block (dt1, dt2)")
       ->capture_default_str();
-  cmd->add_option("--laplacian", o->laplacian,
-                  "a symmetric Nm x Nm graph Laplacian of the parameter points (.npy): adds "
-                  "space_weight * Lap to the regulariser");
+  cmd->add_option(
+      "--laplacian", o->laplacian,
+      "a symmetric Nm x Nm graph Laplacian of the parameter points (.npy, .h5 or .hdf5): "
+      "adds space_weight * Lap to the regulariser");
   cmd->add_option("--space-weight", o->space_weight, "weight of the Laplacian block")
       ->capture_default_str();
   cmd->add_option("--alphas", o->alphas,

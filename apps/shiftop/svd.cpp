@@ -161,7 +161,7 @@ void add_svd_command(CLI::App& app) {
       "svd", "Singular values (and vectors) of a dense matrix by the one-sided Jacobi method");
   cmd->add_option("--input", o->input,
                   "the matrix: a 2-D .npy array (float64, float32, complex128 or complex64; C or "
-                  "Fortran order) or an HDF5 file (.h5) with a 2-D float64/float32 dataset")
+                  "Fortran order) or an HDF5 file (.h5, .hdf5) with a 2-D dataset of those types")
       ->required();
   cmd->add_option("--output", o->output,
                   "the singular values, descending, as .npy (float32 for float32/complex64 "

@@ -99,7 +99,8 @@ struct Kernel {
   circ::CpuKernel kernel;
   int s;
   std::string name() const {
-    return kernel == circ::CpuKernel::Mm2s ? "mm2s-" + std::to_string(s) : circ::to_string(kernel);
+    return kernel == circ::CpuKernel::Mm2s ? "mm2s-" + std::to_string(s)
+                                           : std::string(shiftop::name_of(kernel));
   }
 };
 

@@ -31,24 +31,10 @@
 namespace shiftop::app {
 namespace {
 
-btt::GemvImplementation parse_gemv(const std::string& text) {
-  if (text == "auto") return btt::GemvImplementation::Auto;
-  if (text == "fused") return btt::GemvImplementation::Fused;
-  if (text == "cublas") return btt::GemvImplementation::Cublas;
-  fail("--gemv: expected auto, fused or cublas, got '{}'", text);
-}
-
-btt::FftImplementation parse_fft(const std::string& text) {
-  if (text == "auto") return btt::FftImplementation::Auto;
-  if (text == "fused") return btt::FftImplementation::Fused;
-  if (text == "cufft") return btt::FftImplementation::Cufft;
-  fail("--fft: expected auto, fused or cufft, got '{}'", text);
-}
-
 void run(const BenchOptions& o) {
   const Shape shape{o.nd, o.nm, o.nt};
   shape.validate();
-  const btt::Op op = btt::parse_op(o.op);
+  const btt::Op op = parse_name<btt::Op>(o.op, "--op");
   const btt::PlanOptions options = plan_options(o);
   const bool cuda = options.backend == btt::Backend::Cuda;
   require_available_memory(host_bytes(o, shape, op, options) + probe_bytes(options.backend),
@@ -101,7 +87,7 @@ void run(const BenchOptions& o) {
   out["precision"] = plan.precision().str();
   if (cuda) {
     out["gemv_kernel"] = choices.of(op).gemv_name();
-    out["fft_kernel"] = btt::to_string(choices.of(op).transforms);
+    out["fft_kernel"] = name_of(choices.of(op).transforms);
     out["cuda_graphs"] = o.graphs;
   }
   out["fft_length"] = choices.fft_length;
@@ -115,7 +101,7 @@ void run(const BenchOptions& o) {
   out["per_vector_ms"] = total * 1e3 / static_cast<double>(o.nrhs);
   out["min_ms"] = *std::min_element(totals.begin(), totals.end()) * 1e3;
   for (std::size_t p = 0; p < phases.size(); ++p)
-    out["phases"][std::string(btt::kApplyPhaseNames[p])] = median(phases[p]) * 1e3;
+    out["phases"][std::string(name_of(static_cast<btt::ApplyPhase>(p)))] = median(phases[p]) * 1e3;
   // bytes: the whole-apply floor's bytes (before issue 19: F^ alone at Nt+1 frequencies).
   out["bytes"] = need.bytes();
   out["bandwidth_GBs"] = need.bytes() / total / 1e9;
@@ -177,7 +163,8 @@ void run(const BenchOptions& o) {
   fmt::print("  apply: {:.3f} ms median of {} ({:.3f} ms per vector)\n", total * 1e3, o.repetitions,
              total * 1e3 / static_cast<double>(o.nrhs));
   for (std::size_t p = 0; p < phases.size(); ++p)
-    fmt::print("    {:<7}{:9.3f} ms\n", btt::kApplyPhaseNames[p], median(phases[p]) * 1e3);
+    fmt::print("    {:<7}{:9.3f} ms\n", name_of(static_cast<btt::ApplyPhase>(p)),
+               median(phases[p]) * 1e3);
   fmt::print("  FFT length {}, {} group(s) of at most {} vector(s)\n", choices.fft_length,
              need.groups, choices.group_size);
   fmt::print("  ceilings: memory read {:.2f} GB/s, copy {:.2f} GB/s", bw.read_GBs, bw.copy_GBs);
@@ -217,8 +204,8 @@ btt::PlanOptions plan_options(const BenchOptions& o) {
           .planning = o.estimate ? btt::Planning::Estimate : btt::Planning::Measure,
           .cpu = {.threads = o.threads},
           .gpu = {.device = o.device},
-          .gpu_engine = {.gemv = parse_gemv(o.gemv),
-                         .fft = parse_fft(o.fft),
+          .gpu_engine = {.gemv = parse_name<btt::GemvImplementation>(o.gemv, "--gemv"),
+                         .fft = parse_name<btt::FftImplementation>(o.fft, "--fft"),
                          .fft_length = o.fft_length,
                          .profile = o.profile,
                          .graphs = o.graphs}};
@@ -268,8 +255,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "five-phase precision string")
       ->capture_default_str();
   cmd->add_option("--op", o->op,
-                  "F, Fadj, FadjF or FFadj; or GadjF or FGadj: an operator pair of F and a "
-                  "random G, in one call against two")
+                  fmt::format("{}; or GadjF or FGadj: an operator pair of F and a random G, in "
+                              "one call against two",
+                              choices_of<btt::Op>()))
       ->capture_default_str();
   add_count_option(cmd, "--nq", o->nq, "--op GadjF|FGadj: block rows of G (0: --nd)", kNonNegative);
   add_threads_option(cmd, o->threads);
@@ -280,11 +268,10 @@ void add_bench_command(CLI::App& app) {
                 "FFTW_ESTIMATE planning (faster plan, maybe slower apply)");
   add_backend_option(cmd, o->backend);
   add_device_option(cmd, o->device);
-  cmd->add_option("--gemv", o->gemv, "GPU phase-3 kernel: auto, fused or cublas")
-      ->capture_default_str();
-  cmd->add_option("--fft", o->fft,
-                  "GPU transforms: auto, fused (ours, power-of-two lengths) or cufft (pad + cuFFT)")
-      ->capture_default_str();
+  add_choice_option<btt::GemvImplementation>(cmd, "--gemv", o->gemv, "GPU phase-3 kernel: {}");
+  add_choice_option<btt::FftImplementation>(
+      cmd, "--fft", o->fft,
+      "GPU transforms: {} (fused: ours, power-of-two lengths; cufft: pad + cuFFT)");
   add_count_option(cmd, "--fft-length", o->fft_length,
                    "GPU: FFT length L, even and >= 2*Nt (0: 2*Nt, or measured with the next power "
                    "of two)",

@@ -180,7 +180,7 @@ nlohmann::ordered_json probe_collectives(distributed::DistributedPlan& plan,
       const double t = plan.time_collective(kind, axis, bytes, 20);
       const double algbw = gigabytes_per_second(static_cast<double>(bytes), t);
       probe.push_back(
-          {{"collective", std::string(distributed::to_string(kind))},
+          {{"collective", std::string(name_of(kind))},
            {"axis", axis_name(axis)},
            {"ranks", axis_ranks(grid, axis)},
            {"bytes", bytes},
@@ -369,7 +369,8 @@ nlohmann::ordered_json report_json(const MpiSession& mpi, const BenchOptions& o,
   out["per_vector_ms"] = f.total * 1e3 / static_cast<double>(o.nrhs);
   out["min_ms"] = *std::min_element(m.times.totals.begin(), m.times.totals.end()) * 1e3;
   for (std::size_t p = 0; p < samples.local.size(); ++p)
-    out["phases"][std::string(btt::kApplyPhaseNames[p])] = median(samples.local[p]) * 1e3;
+    out["phases"][std::string(name_of(static_cast<btt::ApplyPhase>(p)))] =
+        median(samples.local[p]) * 1e3;
   out["phases"]["broadcast"] = median(samples.broadcast) * 1e3;
   out["phases"]["allreduce"] = median(samples.allreduce) * 1e3;
   out["phases"]["reduce"] = median(samples.reduce) * 1e3;
@@ -442,7 +443,7 @@ void run_on_grid(const MpiSession& mpi, const BenchOptions& o) {
           "--device: under MPI every rank drives the GPU of its node rank (modulo the GPUs it "
           "sees); leave --device out");
   require(!o.direct, "--direct: the direct time-domain product runs in a single process only");
-  const btt::Op op = btt::parse_op(o.op);
+  const btt::Op op = parse_name<btt::Op>(o.op, "--op");
   const btt::PlanOptions options = plan_options(o);
   const bool cuda = options.backend == btt::Backend::Cuda;
   const Progress progress{.shown = mpi.rank() == 0 && !o.json};

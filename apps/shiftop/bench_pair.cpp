@@ -65,7 +65,7 @@ struct TwoCalls {
 }  // namespace
 
 void run_pair_bench(const BenchOptions& o) {
-  const btt::PairOp op = btt::parse_pair_op(o.op);
+  const btt::PairOp op = parse_name<btt::PairOp>(o.op, "--op");
   require(op == btt::PairOp::GadjF || op == btt::PairOp::FGadj,
           "bench --op {}: expected GadjF or FGadj for an operator pair (G alone is `bench --op "
           "F`)",

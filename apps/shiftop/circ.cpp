@@ -237,10 +237,9 @@ void add_matvec(CLI::App* circ_cmd) {
                   "writes it to standard output")
       ->required();
   cmd->add_flag("--transpose", o->transpose, "apply C^T (exact: the same values, no stored copy)");
-  cmd->add_option("--kernel", o->kernel,
-                  "auto, block-spmv, mm, mm2 or mm2s: the CPU product (Romero et al. section "
-                  "3.1); auto is mm2s with s = 8")
-      ->capture_default_str();
+  add_choice_option<circ::CpuKernel>(
+      cmd, "--kernel", o->kernel,
+      "{}: the CPU product (Romero et al. section 3.1); auto is mm2s with s = 8");
   add_backend_option(cmd, o->backend);
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);
@@ -249,7 +248,7 @@ void add_matvec(CLI::App* circ_cmd) {
     // The options first: a bad one is refused before the files are read.
     circ::Options options;
     options.backend = parse_backend(o->backend, o->device);
-    options.cpu.kernel = circ::parse_cpu_kernel(o->kernel, "--kernel");
+    options.cpu.kernel = parse_name<circ::CpuKernel>(o->kernel, "--kernel");
     require(o->kernel == "auto" || options.backend == Backend::Cpu,
             "--kernel {}: chooses among the CPU products; --backend cuda runs the GPU's own "
             "kernel (expected --kernel auto)",

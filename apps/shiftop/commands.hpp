@@ -3,6 +3,7 @@
 // names of the backends come from the library's one table (core/backend.hpp).
 #pragma once
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -10,6 +11,8 @@
 #include <string>
 
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/core/enum_names.hpp"
+#include "shiftop/core/error.hpp"
 
 namespace shiftop::app {
 
@@ -39,6 +42,31 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value,
                               const std::string& description,
                               const CLI::Validator& check = kPositive) {
   return cmd->add_option(name, value, description)->capture_default_str()->check(check);
+}
+
+/// An option whose value is one of E's names (core/enum_names.hpp), in `value` as text for the
+/// command to parse_name. `description` is a format string whose {} is replaced by the names
+/// ("the method: {}" -> "the method: mlem, sirt or cgls"), so that --help lists what the library
+/// accepts; any other value is refused while parsing, in parse_name's words ("--method: expected
+/// mlem, sirt or cgls, got 'art' (see --help)", status 105).
+template <class E>
+CLI::Option* add_choice_option(CLI::App* cmd, const std::string& name, std::string& value,
+                               const std::string& description) {
+  CLI::Option* option =
+      cmd->add_option(name, value, fmt::format(fmt::runtime(description), choices_of<E>()))
+          ->capture_default_str();
+  const std::string what = option->get_name();
+  // CLI11 puts "<name>: " before a check's message itself (CLI::ValidationError).
+  return option->check(CLI::Validator(
+      [what](const std::string& text) -> std::string {
+        try {
+          (void)parse_name<E>(text, what);
+          return {};
+        } catch (const Error& e) {
+          return std::string(e.what()).substr(what.size() + 2);
+        }
+      },
+      ""));
 }
 
 /// The flag of matvec, convert and tune that accepts NaN and infinity in the files they read,

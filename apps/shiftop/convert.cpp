@@ -75,10 +75,9 @@ void convert_operator(const ConvertOptions& o) {
   // A block of a block Toeplitz operator is one too: written as a whole operator of its own.
   op.full_shape = op.shape;
   op.row_begin = op.col_begin = 0;
-  const io::OperatorFormat format = o.to == "auto"        ? io::output_operator_format(o.output)
-                                    : o.to == "shiftop"   ? io::OperatorFormat::Shiftop
-                                    : o.to == "fftmatvec" ? io::OperatorFormat::FFTMatvec
-                                                          : io::OperatorFormat::Npy;
+  const auto to = parse_name<io::OperatorFormat>(o.to, "--to");
+  const io::OperatorFormat format =
+      to == io::OperatorFormat::Auto ? io::output_operator_format(o.output) : to;
   // Formats other than shiftop's own have no place for free-form metadata: say what is dropped.
   std::vector<std::string> dropped;
   for (const auto& [key, value] : op.metadata) {
@@ -93,8 +92,8 @@ void convert_operator(const ConvertOptions& o) {
       add_attribute_names(row, dropped);
   add_uncarried(op.uncarried_attributes, dropped);
   io::write_operator(o.output, op, format);
-  fmt::print("{}: wrote the {} operator {} from {} ({}){}\n", o.output, io::to_string(format),
-             op.shape.str(), o.input, io::to_string(io::detect_operator_format(o.input)),
+  fmt::print("{}: wrote the {} operator {} from {} ({}){}\n", o.output, name_of(format),
+             op.shape.str(), o.input, name_of(io::detect_operator_format(o.input)),
              dropped_note(dropped));
 }
 
@@ -109,13 +108,12 @@ void convert_vector(const ConvertOptions& o) {
         o.space == "parameter" ? io::VectorSpace::Parameter : io::VectorSpace::Data;
     require(vector.space == io::VectorSpace::Unknown || vector.space == space,
             "--space {}: {} is a {}-space vector: expected the space it was written with", o.space,
-            o.input, io::to_string(vector.space));
+            o.input, name_of(vector.space));
     vector.space = space;
   }
-  const io::VectorFormat format = o.to == "auto"        ? io::output_vector_format(o.output)
-                                  : o.to == "shiftop"   ? io::VectorFormat::Shiftop
-                                  : o.to == "fftmatvec" ? io::VectorFormat::FFTMatvec
-                                                        : io::VectorFormat::Npy;
+  const auto to = parse_name<io::VectorFormat>(o.to, "--to");
+  const io::VectorFormat format =
+      to == io::VectorFormat::Auto ? io::output_vector_format(o.output) : to;
   // FFTMatvec's vector file has no place for free-form metadata, .npy for nothing but the values.
   std::vector<std::string> dropped;
   if (format != io::VectorFormat::Shiftop)
@@ -130,10 +128,9 @@ void convert_vector(const ConvertOptions& o) {
   add_uncarried(vector.uncarried_attributes, dropped);
   io::write_vector(o.output, vector, format);
   fmt::print("{}: wrote the {} vector ({}{} blocks x {} steps, {} space) from {} ({}){}\n",
-             o.output, io::to_string(format),
-             vector.batched ? fmt::format("{} x ", vector.nrhs) : "", vector.blocks, vector.nt,
-             io::to_string(vector.space), o.input, io::to_string(io::detect_vector_format(o.input)),
-             dropped_note(dropped));
+             o.output, name_of(format), vector.batched ? fmt::format("{} x ", vector.nrhs) : "",
+             vector.blocks, vector.nt, name_of(vector.space), o.input,
+             name_of(io::detect_vector_format(o.input)), dropped_note(dropped));
 }
 
 // Checked and rewritten: its values keep their type, its indices become int32 where they fit.
@@ -187,9 +184,7 @@ void add_convert_command(CLI::App& app) {
                   "where to write; the format follows the name unless --to says otherwise: .h5 "
                   "shiftop, .npy npy, any other name an FFTMatvec directory (operators)")
       ->required();
-  cmd->add_option("--to", o->to, "output format")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "shiftop", "fftmatvec", "npy"}));
+  add_choice_option<io::OperatorFormat>(cmd, "--to", o->to, "output format: {}");
   cmd->add_option("--rows", o->rows, "operator rows to keep, B:E (Python slice, E exclusive)");
   cmd->add_option("--cols", o->cols, "operator parameter blocks to keep, B:E");
   cmd->add_option("--space", o->space,

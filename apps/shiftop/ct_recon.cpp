@@ -102,7 +102,7 @@ void run(const CtReconOptions& o) {
 
   solve::ReconOptions recon;
   recon.iterations = o.iterations;
-  const solve::ReconMethod method = solve::parse_recon_method(o.method);
+  const solve::ReconMethod method = parse_name<solve::ReconMethod>(o.method, "--method");
   recon.progress = [method](const solve::ReconProgress& p) {
     const std::string nll = method == solve::ReconMethod::Mlem
                                 ? fmt::format("{:.9e}", p.neg_log_likelihood)
@@ -229,9 +229,7 @@ void add_ct_recon_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision,
                   "float32 or float64 (default: the --operator file's, else float32)")
       ->check(CLI::IsMember({"float32", "float64"}));
-  cmd->add_option("--method", o->method, "mlem, sirt or cgls")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"mlem", "sirt", "cgls"}));
+  add_choice_option<solve::ReconMethod>(cmd, "--method", o->method, "{}");
   add_count_option(cmd, "--iterations", o->iterations, "iterations (one C and one C^T each)");
   cmd->add_option("--counts", o->counts,
                   "Poisson noise: counts per unit line integral (default: noiseless)");

@@ -32,7 +32,6 @@ struct GsvdCliOptions {
   bool json = false, progress = false;
 };
 
-constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
 constexpr const char* kVectorFiles[] = {"u", "v", "x", "sigma_f", "sigma_g"};
 
 // F or G as the GSVD takes it: T is double, or std::complex<double> when either file is complex
@@ -100,8 +99,8 @@ void run(const GsvdCliOptions& o) {
   check_paths({{"--f", o.f}, {"--g", o.g}}, outputs);
   svd::GsvdOptions options;
   options.compute_vectors = !o.vectors.empty();
-  options.variant = svd::parse_variant(o.variant, "--variant");
-  options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
+  options.variant = parse_name<svd::Variant>(o.variant, "--variant");
+  options.strategy = parse_name<svd::StrategyKind>(o.strategy, "--strategy");
   options.block_width = o.block_width;
   options.threads = o.threads;
   options.max_sweeps = o.max_sweeps;
@@ -178,11 +177,9 @@ void add_gsvd_command(CLI::App& app) {
                   "the HDF5 dataset of --f (default: the file's only 2-D dataset at its root)");
   cmd->add_option("--g-dataset", o->g_dataset,
                   "the HDF5 dataset of --g (default: the file's only 2-D dataset at its root)");
-  cmd->add_option("--variant", o->variant, kVariantNames)->capture_default_str();
-  cmd->add_option("--strategy", o->strategy,
-                  "the outer pivot strategy: modmod (the thesis' choice), rc-closest-rev, "
-                  "rc-closest or rc")
-      ->capture_default_str();
+  add_choice_option<svd::Variant>(cmd, "--variant", o->variant, "{}");
+  add_choice_option<svd::StrategyKind>(cmd, "--strategy", o->strategy,
+                                       "the outer pivot strategy: {} (modmod: the thesis' choice)");
   add_count_option(cmd, "--block-width", o->block_width,
                    "columns per block column of the blocked variants (0: chosen from n)",
                    kNonNegative);

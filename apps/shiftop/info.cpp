@@ -84,7 +84,7 @@ Report npy_report(const std::string& path) {
 Report operator_report(const std::string& path) {
   io::OperatorInfo info = io::inspect_operator(path);
   return {{{"file", path},
-           {"format", io::to_string(info.format)},
+           {"format", name_of(info.format)},
            {"kind", "operator"},
            {"shape", {{"nd", info.shape.nd}, {"nm", info.shape.nm}, {"nt", info.shape.nt}}},
            {"triangular", info.triangular},
@@ -96,13 +96,13 @@ Report operator_report(const std::string& path) {
 Report vector_report(const std::string& path) {
   io::VectorInfo info = io::inspect_vector(path);
   return {{{"file", path},
-           {"format", io::to_string(info.format)},
+           {"format", name_of(info.format)},
            {"kind", "vector"},
            {"nrhs", info.nrhs},
            {"blocks", info.blocks},
            {"nt", info.nt},
            {"batched", info.batched},
-           {"space", io::to_string(info.space)},
+           {"space", name_of(info.space)},
            {"details", details_json(info.details)}},
           std::move(info.details)};
 }

@@ -62,7 +62,7 @@ void run(const MatvecOptions& o) {
     run_pair_matvec(o, read_operator(o));
     return;
   }
-  const btt::Op op = btt::parse_op(o.op);
+  const btt::Op op = parse_name<btt::Op>(o.op, "--op");
   Stopwatch watch;
   const io::OperatorData a = read_operator(o);
   const Shape& shape = a.shape;
@@ -90,9 +90,9 @@ void run(const MatvecOptions& o) {
         {"nrhs", x.nrhs},
         {"precision", plan.precision().str()},
         {"triangular", plan.triangular()},
-        {"operator_format", io::to_string(io::detect_operator_format(o.operator_path))},
+        {"operator_format", name_of(io::detect_operator_format(o.operator_path))},
         {"output", o.output_path},
-        {"output_format", io::to_string(format)},
+        {"output_format", name_of(format)},
         {"read_ms", read_seconds * 1e3},
         {"plan_ms", plan_seconds * 1e3},
         {"apply_ms", apply_seconds * 1e3},
@@ -102,27 +102,24 @@ void run(const MatvecOptions& o) {
     fmt::print(summary_stream(o),
                "{} on {} ({} rhs, precision {}): plan {:.1f} ms, apply {:.2f} ms; wrote {} ({})\n",
                o.op, shape.str(), x.nrhs, plan.precision().str(), plan_seconds * 1e3,
-               apply_seconds * 1e3, o.output_path, io::to_string(format));
+               apply_seconds * 1e3, o.output_path, name_of(format));
   }
 }
 
 // --op names an operation of F alone, or with --aux one of the pair, before anything is read.
 void check_op_and_aux(const MatvecOptions& o) {
-  const bool pair_op = std::ranges::any_of(
-      btt::kAllPairOps, [&](btt::PairOp op) { return btt::to_string(op) == o.op; });
+  const auto named = [&](const std::vector<std::string_view>& names) {
+    return std::ranges::find(names, o.op) != names.end();
+  };
+  const bool pair_op = named(names_of<btt::PairOp>());
   if (o.aux_path.empty()) {
     require(!pair_op, "--op {} needs --aux, the second operator G of the pair", o.op);
-    require(
-        std::ranges::any_of(btt::kAllOps, [&](btt::Op op) { return btt::to_string(op) == o.op; }),
-        "unknown operation '{}': expected one of F, Fadj, FadjF, FFadj (or, with --aux, G, "
-        "Gadj, GadjF, FGadj)",
-        o.op);
+    require(named(names_of<btt::Op>()), "--op: expected {} (or, with --aux, {}), got '{}'",
+            choices_of<btt::Op>(), choices_of<btt::PairOp>(), o.op);
     return;
   }
-  require(pair_op,
-          "--op {} with --aux: expected G, Gadj, GadjF or FGadj (F, Fadj, FadjF and FFadj apply "
-          "--operator alone, without --aux)",
-          o.op);
+  require(pair_op, "--op {} with --aux: expected {} ({} apply --operator alone, without --aux)",
+          o.op, choices_of<btt::PairOp>(), choices_of<btt::Op>());
   require(o.grid.empty() && !launched_by_mpi(),
           "--aux: the operator pair runs in one process: expected no --grid and no mpiexec");
 }
@@ -141,8 +138,8 @@ void check_input(const io::VectorData& x, const Shape& shape, const Metadata& me
                  const MatvecOptions& o) {
   const io::VectorSpace expected = input_space(op);
   require(x.space == io::VectorSpace::Unknown || x.space == expected,
-          "{}: is a {}-space vector: {} expects a {}-space vector", o.input_path,
-          io::to_string(x.space), o.op, io::to_string(expected));
+          "{}: is a {}-space vector: {} expects a {}-space vector", o.input_path, name_of(x.space),
+          o.op, name_of(expected));
   const index_t blocks = input_blocks(op, shape);
   require(x.blocks == blocks && x.nt == shape.nt,
           "{}: input of {} must have shape ({}, {}) or (nrhs, {}, {}), got {}({}, {})",
@@ -162,9 +159,8 @@ void check_input(const io::VectorData& x, const Shape& shape, const Metadata& me
 }
 
 io::VectorFormat output_format(const MatvecOptions& o) {
-  if (o.output_format == "shiftop") return io::VectorFormat::Shiftop;
-  if (o.output_format == "fftmatvec") return io::VectorFormat::FFTMatvec;
-  if (o.output_format == "npy") return io::VectorFormat::Npy;
+  const auto format = parse_name<io::VectorFormat>(o.output_format, "--output-format");
+  if (format != io::VectorFormat::Auto) return format;
   // auto: .npy by name; otherwise the input's family, so FFTMatvec in gives FFTMatvec out.
   const io::VectorFormat by_name = io::output_vector_format(o.output_path);
   if (by_name == io::VectorFormat::Npy) return by_name;
@@ -217,16 +213,17 @@ void add_matvec_command(CLI::App& app) {
                   "output vector file (same rank as the input); - writes .npy to standard output "
                   "(with --output-format npy)")
       ->required();
-  cmd->add_option("--output-format", o->output_format,
-                  "auto: .npy by name, else FFTMatvec if the input is an FFTMatvec vector, else "
-                  "shiftop")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "shiftop", "fftmatvec", "npy"}));
+  add_choice_option<io::VectorFormat>(cmd, "--output-format", o->output_format,
+                                      "{}; auto: .npy by name, else FFTMatvec if the input is an "
+                                      "FFTMatvec vector, else shiftop");
   cmd->add_option("--aux", o->aux_path,
-                  "G, a second operator on F's time grid (FFTMatvec's auxiliary matrix: a p2q map "
-                  "or a prior-solved F), any operator format; with --op G, Gadj, GadjF or FGadj");
+                  fmt::format("G, a second operator on F's time grid (FFTMatvec's auxiliary "
+                              "matrix: a p2q map or a prior-solved F), any operator format; with "
+                              "--op {}",
+                              choices_of<btt::PairOp>()));
   cmd->add_option("--op", o->op,
-                  "F, Fadj, FadjF or FFadj; with --aux G, Gadj, GadjF (G*F) or FGadj (FG*)")
+                  fmt::format("{}; with --aux {} (GadjF: G*F, FGadj: FG*)", choices_of<btt::Op>(),
+                              choices_of<btt::PairOp>()))
       ->capture_default_str();
   cmd->add_option("--precision", o->precision, "five-phase precision string, e.g. DSSDD")
       ->capture_default_str();

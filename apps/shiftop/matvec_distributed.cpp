@@ -71,7 +71,7 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
   require(o.row_path.empty(),
           "--row: under MPI the operator file must hold the whole operator (a shiftop .h5 file "
           "keeps the first block row of a general operator); convert it first");
-  const btt::Op op = btt::parse_op(o.op);
+  const btt::Op op = parse_name<btt::Op>(o.op, "--op");
   Stopwatch watch;
   // What every rank needs to know first: the operator's shape and metadata (from its first
   // kernel alone) and the input vectors.
@@ -126,9 +126,9 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
                                {"ranks", grid.size()},
                                {"grid", grid_shape.str()},
                                {"grid_reason", grid_reason},
-                               {"operator_format", io::to_string(info.format)},
+                               {"operator_format", name_of(info.format)},
                                {"output", o.output_path},
-                               {"output_format", io::to_string(format)},
+                               {"output_format", name_of(format)},
                                {"read_and_plan_ms", read_seconds * 1e3},
                                {"apply_ms", apply_seconds * 1e3},
                                {"gather_and_write_ms", write_seconds * 1e3}};
@@ -139,7 +139,7 @@ void run_on_grid(const MpiSession& mpi, const MatvecOptions& o) {
         "{} on {} ({} rhs, precision {}) over {} ranks, grid {}: read + plan {:.1f} ms, apply "
         "{:.2f} ms; wrote {} ({})\n",
         o.op, shape.str(), x.nrhs, plan.precision().str(), grid.size(), grid_shape.str(),
-        read_seconds * 1e3, apply_seconds * 1e3, o.output_path, io::to_string(format));
+        read_seconds * 1e3, apply_seconds * 1e3, o.output_path, name_of(format));
   }
 }
 

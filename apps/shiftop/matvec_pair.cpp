@@ -100,8 +100,8 @@ Spaces spaces_of(btt::PairOp op, const io::OperatorData& f, const io::OperatorDa
 void check_pair_input(const io::VectorData& x, const Spaces& spaces, index_t nt,
                       const MatvecOptions& o) {
   require(x.space == io::VectorSpace::Unknown || x.space == spaces.input,
-          "{}: is a {}-space vector: {} expects a {}-space vector", o.input_path,
-          io::to_string(x.space), o.op, io::to_string(spaces.input));
+          "{}: is a {}-space vector: {} expects a {}-space vector", o.input_path, name_of(x.space),
+          o.op, name_of(spaces.input));
   const index_t blocks = spaces.input_blocks;
   require(x.blocks == blocks && x.nt == nt,
           "{}: input of {} must have shape ({}, {}) or (nrhs, {}, {}), got {}({}, {})",
@@ -128,7 +128,7 @@ btt::Plan make_plan(const io::OperatorData& a, const btt::PlanOptions& options) 
 }  // namespace
 
 void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f) {
-  const btt::PairOp op = btt::parse_pair_op(o.op);
+  const btt::PairOp op = parse_name<btt::PairOp>(o.op, "--op");
   Stopwatch watch;
   const io::OperatorData g = io::read_operator(
       o.aux_path,
@@ -175,10 +175,10 @@ void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f) {
         {"aux_p2q", is_p2q(g)},
         {"nrhs", x.nrhs},
         {"precision", pair.f().precision().str()},
-        {"operator_format", io::to_string(io::detect_operator_format(o.operator_path))},
-        {"aux_format", io::to_string(io::detect_operator_format(o.aux_path))},
+        {"operator_format", name_of(io::detect_operator_format(o.operator_path))},
+        {"aux_format", name_of(io::detect_operator_format(o.aux_path))},
         {"output", o.output_path},
-        {"output_format", io::to_string(format)},
+        {"output_format", name_of(format)},
         {"read_ms", read_seconds * 1e3},
         {"plan_ms", plan_seconds * 1e3},
         {"apply_ms", apply_seconds * 1e3},
@@ -189,7 +189,7 @@ void run_pair_matvec(const MatvecOptions& o, const io::OperatorData& f) {
                "{} on F {} and G {} ({} rhs, precision {}): plan {:.1f} ms, apply {:.2f} ms; wrote "
                "{} ({})\n",
                o.op, f.shape.str(), g.shape.str(), x.nrhs, pair.f().precision().str(),
-               plan_seconds * 1e3, apply_seconds * 1e3, o.output_path, io::to_string(format));
+               plan_seconds * 1e3, apply_seconds * 1e3, o.output_path, name_of(format));
   }
 }
 

@@ -97,7 +97,7 @@ void run(const ModelOptions& o) {
   }
   io::write_operator(o.output, op, format);
   fmt::print("{}: wrote the {} p2o map {} ({} operator)\n", o.output, o.model, op.shape.str(),
-             io::to_string(format));
+             name_of(format));
   if (o.truth.empty() && o.data.empty()) return;
 
   const std::vector<double> m_true = models::smooth_source(sources, o.n, o.nt);

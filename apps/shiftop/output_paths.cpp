@@ -205,15 +205,12 @@ void check_convert_paths(const std::string& input, const std::string& output,
             to, input);
     out.format = OutputFormat::Hdf5;
   } else if (kind == io::FileKind::Operator) {
-    out.format = output_format(automatic           ? io::output_operator_format(output)
-                               : to == "shiftop"   ? io::OperatorFormat::Shiftop
-                               : to == "fftmatvec" ? io::OperatorFormat::FFTMatvec
-                                                   : io::OperatorFormat::Npy);
+    out.format = output_format(automatic ? io::output_operator_format(output)
+                                         : parse_name<io::OperatorFormat>(to, "--to"));
     if (automatic) out.accepted = {OutputFormat::Npy, OutputFormat::Hdf5, OutputFormat::Directory};
   } else {
-    out.format = output_format(automatic     ? io::output_vector_format(output)
-                               : to == "npy" ? io::VectorFormat::Npy
-                                             : io::VectorFormat::Shiftop);
+    out.format = output_format(automatic ? io::output_vector_format(output)
+                                         : parse_name<io::VectorFormat>(to, "--to"));
     if (automatic) out.accepted = {OutputFormat::Npy, OutputFormat::Hdf5};
   }
   check_paths({{"input", input}}, {out});

@@ -101,7 +101,7 @@ Solution solve_by_cg(const SolveOptions& o, std::shared_ptr<btt::Plan> plan,
   solve::MapCgOptions options;
   options.tolerance = o.tolerance;
   options.max_iterations = o.max_iterations;
-  options.preconditioner = solve::parse_preconditioner(o.preconditioner);
+  options.preconditioner = parse_name<solve::Preconditioner>(o.preconditioner, "--preconditioner");
   options.threads = o.threads;
   if (show_progress) {
     options.progress = [](index_t iteration, double residual) {
@@ -299,9 +299,8 @@ void add_solve_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"cg", "dense"}));
   const std::vector<CLI::Option*> cg_options{
-      cmd->add_option("--preconditioner", o->preconditioner, "cg: prior or circulant")
-          ->capture_default_str()
-          ->check(CLI::IsMember({"prior", "circulant"})),
+      add_choice_option<solve::Preconditioner>(cmd, "--preconditioner", o->preconditioner,
+                                               "cg: {}"),
       cmd->add_option("--tol", o->tolerance,
                       "cg: relative residual (preconditioner norm) to stop at")
           ->capture_default_str(),

@@ -30,8 +30,6 @@ struct SvdOptions {
   bool json = false, progress = false;
 };
 
-constexpr const char* kVariantNames = "auto, pointwise, block-oriented or full-block";
-
 // The checks that need the matrix's size: not empty, --hyperbolic's range (io::read_matrix
 // refuses non-finite entries).
 void check_matrix(index_t rows, index_t cols, const SvdOptions& o) {
@@ -91,8 +89,8 @@ void run(const SvdOptions& o) {
   svd::JacobiOptions options;
   options.compute_u = options.compute_v = !o.vectors.empty();
   options.n_plus = o.hyperbolic;
-  options.variant = svd::parse_variant(o.variant, "--variant");
-  options.strategy = svd::parse_strategy_kind(o.strategy, "--strategy");
+  options.variant = parse_name<svd::Variant>(o.variant, "--variant");
+  options.strategy = parse_name<svd::StrategyKind>(o.strategy, "--strategy");
   options.threads = o.threads;
   if (o.progress) options.progress = print_sweeps("svd", "rotations");
   options.backend = parse_backend(o.backend, o.device);
@@ -125,7 +123,7 @@ void run(const SvdOptions& o) {
     nlohmann::ordered_json out = {{"input", o.input},
                                   {"rows", rows},
                                   {"cols", cols},
-                                  {"dtype", io::to_string(element)},
+                                  {"dtype", name_of(element)},
                                   {"backend", o.backend},
                                   {"hyperbolic", nullptr},
                                   {"variant", o.variant},
@@ -145,7 +143,7 @@ void run(const SvdOptions& o) {
   fmt::print(
       "{}: {} x {} {}, {} {}singular values in {} ({} sweeps, {} rotations, rank {}, "
       "{:.3g} s)\n",
-      o.input, rows, cols, io::to_string(element), std::min(rows, cols),
+      o.input, rows, cols, name_of(element), std::min(rows, cols),
       o.hyperbolic >= 0 ? "hyperbolic " : "", o.output, stats.sweeps, stats.rotations, stats.rank,
       seconds);
   if (!o.vectors.empty())
@@ -177,12 +175,10 @@ void add_svd_command(CLI::App& app) {
                   "the hyperbolic SVD with J = diag(I_NPLUS, -I_(n-NPLUS)) on the n columns "
                   "(needs rows >= columns); the values of the +1 part come first")
       ->check(kNonNegative);
-  cmd->add_option("--variant", o->variant,
-                  std::string(kVariantNames) + " (--backend cuda: auto or pointwise)")
-      ->capture_default_str();
-  cmd->add_option("--strategy", o->strategy,
-                  "the parallel pivot strategy: rc-closest-rev, rc-closest or modmod")
-      ->capture_default_str();
+  add_choice_option<svd::Variant>(cmd, "--variant", o->variant,
+                                  "{} (--backend cuda: auto or pointwise)");
+  add_choice_option<svd::StrategyKind>(cmd, "--strategy", o->strategy,
+                                       "the parallel pivot strategy: {}");
   add_backend_option(cmd, o->backend);
   add_device_option(cmd, o->device);
   add_threads_option(cmd, o->threads);

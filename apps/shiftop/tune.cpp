@@ -128,7 +128,7 @@ void run(const TuneOptions& o) {
     const btt::TunePoint& fp64 = tuning.points.front();
     const btt::TunePoint* best = tuning.fastest_under(o.tolerance);
     fmt::print("{} on {}: Pareto front (time, relative error vs FP64, eq. (6) bound):\n",
-               to_string(op), s.str());
+               name_of(op), s.str());
     for (const btt::TunePoint& p : tuning.points)
       if (p.pareto)
         fmt::print("  {:<12}  {:9.3f} ms  {:5.2f}x  {:.2e}  (bound {:.1e}){}\n", p.label(),
@@ -155,7 +155,7 @@ void run(const TuneOptions& o) {
                                                            : "Cublas (--gemv cublas)")
               : "");
     }
-    out["ops"][std::string(to_string(op))] = entry;
+    out["ops"][std::string(name_of(op))] = entry;
   }
   const std::string json = out.dump(2) + "\n";
   if (!o.json_path.empty()) write_text(o.json_path, json);

@@ -47,12 +47,6 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> owned(std::vector<T>&& values) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owner->data(), {size}, free);
 }
 
-circ::Op parse_op(const std::string& text) {
-  if (text == "C") return circ::Op::C;
-  if (text == "Ct") return circ::Op::Ct;
-  fail("op '{}': expected 'C' or 'Ct'", text);
-}
-
 circ::Options options(const std::string& backend, int device, const std::string& planning,
                       index_t max_rhs, int threads, const std::string& kernel, int maxpy_width,
                       const std::string& transpose) {
@@ -61,19 +55,20 @@ circ::Options options(const std::string& backend, int device, const std::string&
   o.planning = parse_name<Planning>(planning, "planning");
   require(max_rhs > 0, "max_rhs {}: expected a positive number of right-hand sides", max_rhs);
   o.max_rhs = max_rhs;
-  o.cpu = {
-      .threads = threads, .kernel = circ::parse_cpu_kernel(kernel), .maxpy_width = maxpy_width};
+  o.cpu = {.threads = threads,
+           .kernel = parse_name<circ::CpuKernel>(kernel, "kernel"),
+           .maxpy_width = maxpy_width};
   o.gpu.device = device;
-  o.gpu_engine.transpose = circ::parse_transpose_method(transpose);
+  o.gpu_engine.transpose = parse_name<circ::TransposeMethod>(transpose, "transpose");
   return o;
 }
 
 nb::dict choices_dict(const circ::Choices& c) {
   nb::dict out;
   out["backend"] = std::string(name_of(c.backend));
-  out["cpu_kernel"] = circ::to_string(c.cpu_kernel);
+  out["cpu_kernel"] = std::string(name_of(c.cpu_kernel));
   out["maxpy_width"] = c.maxpy_width;
-  out["transpose"] = circ::to_string(c.transpose);
+  out["transpose"] = std::string(name_of(c.transpose));
   out["probe"] = c.probe;
   out["summary"] = c.str();
   return out;
@@ -203,7 +198,7 @@ void bind_operator_type(nb::module_& m, const char* name, const char* suffix) {
       .def(
           "apply",
           [](Op& op, const std::string& which, Values<T> x, Mutable<T> y, index_t nrhs) {
-            const circ::Op o = parse_op(which);
+            const circ::Op o = parse_name<circ::Op>(which, "op");
             nb::gil_scoped_release unlocked;
             op.apply(o, std::span<const T>(x.data(), x.size()), std::span<T>(y.data(), y.size()),
                      nrhs);

@@ -69,7 +69,7 @@ class CurrentDevice {
 
 void apply_device(btt::Plan& plan, const std::string& op_name, std::uintptr_t x, std::uintptr_t y,
                   index_t nrhs, std::uintptr_t stream, int device) {
-  const btt::Op op = btt::parse_op(op_name);
+  const btt::Op op = parse_name<btt::Op>(op_name, "op");
 #ifdef SHIFTOP_HAVE_CUDA
   require_device_memory("the input", x, device);
   require_device_memory("the output", y, device);

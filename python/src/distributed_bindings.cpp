@@ -167,7 +167,7 @@ void bind_distributed(nb::module_& m) {
           "apply",
           [](GridOperator& g, const std::string& op, const InputArray& x, OutputArray& y,
              index_t nrhs) {
-            g.plan.apply(btt::parse_op(op), std::span<const double>(x.data(), x.size()),
+            g.plan.apply(parse_name<btt::Op>(op, "op"), std::span<const double>(x.data(), x.size()),
                          std::span<double>(y.data(), y.size()), nrhs);
           },
           "op"_a, "x"_a.noconvert(), "y"_a.noconvert(), "nrhs"_a,
@@ -177,13 +177,13 @@ void bind_distributed(nb::module_& m) {
       .def(
           "input_blocks",
           [](const GridOperator& g, const std::string& op) {
-            return range(g.plan.local_input_blocks(btt::parse_op(op)));
+            return range(g.plan.local_input_blocks(parse_name<btt::Op>(op, "op")));
           },
           "op"_a, "(begin, end): the global blocks of op's input that this rank holds.")
       .def(
           "output_blocks",
           [](const GridOperator& g, const std::string& op) {
-            return range(g.plan.local_output_blocks(btt::parse_op(op)));
+            return range(g.plan.local_output_blocks(parse_name<btt::Op>(op, "op")));
           },
           "op"_a, "(begin, end): the global blocks of op's output that this rank holds.")
       .def_prop_ro(

@@ -54,8 +54,8 @@ svd::GsvdOptions gsvd_options(bool compute_vectors, const std::string& variant,
           max_sweeps);
   svd::GsvdOptions options;
   options.compute_vectors = compute_vectors;
-  options.variant = svd::parse_variant(variant);
-  options.strategy = svd::parse_strategy_kind(strategy);
+  options.variant = parse_name<svd::Variant>(variant, "variant");
+  options.strategy = parse_name<svd::StrategyKind>(strategy, "strategy");
   options.block_width = static_cast<index_t>(block_width);
   options.threads = threads;
   options.max_sweeps = max_sweeps;

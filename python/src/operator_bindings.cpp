@@ -86,15 +86,14 @@ std::string backend_of(const Plan& plan) {
 nb::dict phase_times(const Plan& plan) {
   const btt::PhaseTimes times = plan.last_phase_times();
   nb::dict out;
-  for (std::size_t i = 0; i < times.seconds.size(); ++i)
-    out[nb::str(btt::kApplyPhaseNames[i].data(), btt::kApplyPhaseNames[i].size())] =
-        times.seconds[i];
+  for (const auto& [phase, name] : EnumNames<btt::ApplyPhase>::table)
+    out[nb::str(name.data(), name.size())] = times[phase];
   return out;
 }
 
 void apply(Plan& plan, const std::string& op_name, const InputArray& x, OutputArray& y,
            index_t nrhs) {
-  const btt::Op op = btt::parse_op(op_name);
+  const btt::Op op = parse_name<btt::Op>(op_name, "op");
   plan.apply(op, std::span<const double>(x.data(), x.size()), std::span<double>(y.data(), y.size()),
              nrhs);
 }

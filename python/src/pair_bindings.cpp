@@ -27,7 +27,7 @@ using OutputArray = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
 
 void apply(OperatorPair& pair, const std::string& op, const InputArray& x, OutputArray& y,
            index_t nrhs) {
-  pair.apply(btt::parse_pair_op(op), std::span<const double>(x.data(), x.size()),
+  pair.apply(parse_name<btt::PairOp>(op, "op"), std::span<const double>(x.data(), x.size()),
              std::span<double>(y.data(), y.size()), nrhs);
 }
 
@@ -58,19 +58,19 @@ void bind_pair(nb::module_& m) {
       .def(
           "supports",
           [](const OperatorPair& p, const std::string& op) {
-            return p.supports(btt::parse_pair_op(op));
+            return p.supports(parse_name<btt::PairOp>(op, "op"));
           },
           "op"_a, "Whether the shapes allow op: G*F needs Nq = Nd, FG* needs G's Nm = F's Nm.")
       .def(
           "input_blocks",
           [](const OperatorPair& p, const std::string& op) {
-            return p.input_blocks(btt::parse_pair_op(op));
+            return p.input_blocks(parse_name<btt::PairOp>(op, "op"));
           },
           "op"_a, "Blocks of op's input vector.")
       .def(
           "output_blocks",
           [](const OperatorPair& p, const std::string& op) {
-            return p.output_blocks(btt::parse_pair_op(op));
+            return p.output_blocks(parse_name<btt::PairOp>(op, "op"));
           },
           "op"_a, "Blocks of op's output vector.")
       .def_prop_ro("max_rhs", &OperatorPair::max_rhs, "Right-hand sides per group.");

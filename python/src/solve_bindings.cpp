@@ -82,7 +82,7 @@ nb::dict map_cg(solve::Hessian& hessian, const Input& data, const Input& prior_m
   solve::MapCgOptions options;
   options.tolerance = tolerance;
   options.max_iterations = max_iterations;
-  options.preconditioner = solve::parse_preconditioner(preconditioner);
+  options.preconditioner = parse_name<solve::Preconditioner>(preconditioner, "preconditioner");
   options.threads = threads;
   if (callback) {
     options.progress = [&callback](index_t iteration, double residual) {

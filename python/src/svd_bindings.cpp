@@ -112,8 +112,8 @@ svd::JacobiOptions jacobi_options(bool compute_uv, std::int64_t n_plus, const st
   options.compute_u = compute_uv;
   options.compute_v = compute_uv;
   options.n_plus = n_plus >= 0 ? static_cast<index_t>(n_plus) : -1;
-  options.variant = svd::parse_variant(variant);
-  options.strategy = svd::parse_strategy_kind(strategy);
+  options.variant = parse_name<svd::Variant>(variant, "variant");
+  options.strategy = parse_name<svd::StrategyKind>(strategy, "strategy");
   options.rank_tolerance = rank_tolerance;
   return options;
 }

@@ -28,7 +28,7 @@ using OutputArray = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
 std::vector<double> time_apply(btt::Plan& plan, const std::string& op_name, const InputArray& x,
                                OutputArray& y, index_t nrhs, int repetitions) {
   require(repetitions >= 1, "repetitions {}: expected at least 1", repetitions);
-  const btt::Op op = btt::parse_op(op_name);
+  const btt::Op op = parse_name<btt::Op>(op_name, "op");
   const std::span<const double> in(x.data(), x.size());
   const std::span<double> out(y.data(), y.size());
   std::vector<double> seconds;

@@ -3,7 +3,6 @@
 #include "shiftop/btt/pair.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include "btt/pair_device.hpp"
 #include "btt/passes.hpp"
@@ -19,8 +18,6 @@ struct OperatorPair::Workspace {
 };
 
 namespace {
-
-constexpr std::array<std::string_view, 4> kNames = {"G", "Gadj", "GadjF", "FGadj"};
 
 // The CPU engine reports FFTW transforms (PlanChoices); every GPU engine cuFFT or its own.
 bool runs_on_gpu(const Plan& plan) {
@@ -61,16 +58,6 @@ bool overlaps(const double* a, std::size_t na, const double* b, std::size_t nb) 
 }
 
 }  // namespace
-
-std::string_view to_string(PairOp op) {
-  return kNames[static_cast<std::size_t>(op)];
-}
-
-PairOp parse_pair_op(std::string_view text) {
-  for (const PairOp op : kAllPairOps)
-    if (to_string(op) == text) return op;
-  fail("unknown operator-pair operation '{}': expected G, Gadj, GadjF or FGadj", text);
-}
 
 OperatorPair OperatorPair::create(std::shared_ptr<Plan> f, std::shared_ptr<Plan> g,
                                   const PairOptions& options) {
@@ -182,13 +169,13 @@ void OperatorPair::apply(PairOp op, std::span<const double> x, std::span<double>
   const index_t nt = f_->shape().nt;
   const index_t in = input_blocks(op), out = output_blocks(op);
   require(static_cast<index_t>(x.size()) == nrhs * in * nt,
-          "input of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", to_string(op),
+          "input of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", name_of(op),
           x.size(), nrhs, in, nt, nrhs * in * nt);
   require(static_cast<index_t>(y.size()) == nrhs * out * nt,
-          "output of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", to_string(op),
+          "output of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", name_of(op),
           y.size(), nrhs, out, nt, nrhs * out * nt);
   require(!overlaps(x.data(), x.size(), y.data(), y.size()),
-          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+          "input and output of {} overlap in memory: apply is out-of-place", name_of(op));
   if (!chained(op)) {
     g_->apply(op == PairOp::G ? Op::F : Op::Fadj, x, y, nrhs);
     return;
@@ -225,7 +212,7 @@ void OperatorPair::apply_device(PairOp op, const double* x, double* y, index_t n
   const index_t in = input_blocks(op), out = output_blocks(op);
   require(!overlaps(x, static_cast<std::size_t>(nrhs * in * nt), y,
                     static_cast<std::size_t>(nrhs * out * nt)),
-          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+          "input and output of {} overlap in memory: apply is out-of-place", name_of(op));
   if (!chained(op)) {
     g_->apply_device(op == PairOp::G ? Op::F : Op::Fadj, x, y, nrhs, stream);
     return;

@@ -1,6 +1,5 @@
 #include "shiftop/btt/plan.hpp"
 
-#include <array>
 #include <numeric>
 
 #include "btt/engines.hpp"
@@ -43,18 +42,8 @@ double PhaseTimes::total() const {
   return std::accumulate(seconds.begin(), seconds.end(), 0.0);
 }
 
-std::string_view to_string(Transforms transforms) {
-  constexpr std::array<std::string_view, 3> names = {"fftw", "cufft", "fused"};
-  return names[static_cast<std::size_t>(transforms)];
-}
-
-std::string_view to_string(Gemv gemv) {
-  constexpr std::array<std::string_view, 3> names = {"cpu", "fused", "cublas"};
-  return names[static_cast<std::size_t>(gemv)];
-}
-
 std::string PassChoice::gemv_name() const {
-  std::string name(to_string(gemv));
+  std::string name(name_of(gemv));
   return gemv_tuning.empty() ? name : name + " " + gemv_tuning;
 }
 
@@ -114,7 +103,7 @@ void Plan::apply_device(Op op, const double* x, double* y, index_t nrhs, void* s
   const auto in_size = static_cast<std::size_t>(nrhs * input_blocks(op, shape_) * shape_.nt);
   const auto out_size = static_cast<std::size_t>(nrhs * output_blocks(op, shape_) * shape_.nt);
   require(!overlaps(x, in_size, y, out_size),
-          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+          "input and output of {} overlap in memory: apply is out-of-place", name_of(op));
   engine_->apply_device(op, x, y, nrhs, stream);
 }
 
@@ -123,13 +112,13 @@ void Plan::apply(Op op, std::span<const double> x, std::span<double> y, index_t 
   const index_t in_size = nrhs * input_blocks(op, shape_) * shape_.nt;
   const index_t out_size = nrhs * output_blocks(op, shape_) * shape_.nt;
   require(static_cast<index_t>(x.size()) == in_size,
-          "input of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", to_string(op),
+          "input of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", name_of(op),
           x.size(), nrhs, input_blocks(op, shape_), shape_.nt, in_size);
   require(static_cast<index_t>(y.size()) == out_size,
-          "output of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", to_string(op),
+          "output of {} has {} values, expected nrhs*blocks*Nt = {}*{}*{} = {}", name_of(op),
           y.size(), nrhs, output_blocks(op, shape_), shape_.nt, out_size);
   require(!overlaps(x.data(), x.size(), y.data(), y.size()),
-          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+          "input and output of {} overlap in memory: apply is out-of-place", name_of(op));
   engine_->apply(op, x.data(), y.data(), nrhs);
 }
 

@@ -23,53 +23,11 @@ index_t output_length(const Shape& shape, Op op) {
   return op == Op::C ? shape.rows() : shape.cols();
 }
 
-std::string to_string(CpuKernel kernel) {
-  switch (kernel) {
-    case CpuKernel::Auto:
-      return "auto";
-    case CpuKernel::BlockSpmv:
-      return "block-spmv";
-    case CpuKernel::Mm:
-      return "mm";
-    case CpuKernel::Mm2:
-      return "mm2";
-    case CpuKernel::Mm2s:
-      return "mm2s";
-  }
-  return "?";
-}
-
-std::string to_string(TransposeMethod method) {
-  switch (method) {
-    case TransposeMethod::Auto:
-      return "auto";
-    case TransposeMethod::Index:
-      return "index";
-    case TransposeMethod::Atomic:
-      return "atomic";
-  }
-  return "?";
-}
-
-CpuKernel parse_cpu_kernel(std::string_view text, std::string_view what) {
-  for (const CpuKernel kernel :
-       {CpuKernel::Auto, CpuKernel::BlockSpmv, CpuKernel::Mm, CpuKernel::Mm2, CpuKernel::Mm2s})
-    if (text == to_string(kernel)) return kernel;
-  fail("{}: expected auto, block-spmv, mm, mm2 or mm2s, got '{}'", what, text);
-}
-
-TransposeMethod parse_transpose_method(std::string_view text, std::string_view what) {
-  for (const TransposeMethod method :
-       {TransposeMethod::Auto, TransposeMethod::Index, TransposeMethod::Atomic})
-    if (text == to_string(method)) return method;
-  fail("{}: expected auto, index or atomic, got '{}'", what, text);
-}
-
 std::string Choices::str() const {
-  if (backend == Backend::Cuda) return fmt::format("cuda transpose={}", to_string(transpose));
+  if (backend == Backend::Cuda) return fmt::format("cuda transpose={}", name_of(transpose));
   if (cpu_kernel == CpuKernel::Mm2s)
-    return fmt::format("cpu {} s={}", to_string(cpu_kernel), maxpy_width);
-  return fmt::format("cpu {}", to_string(cpu_kernel));
+    return fmt::format("cpu {} s={}", name_of(cpu_kernel), maxpy_width);
+  return fmt::format("cpu {}", name_of(cpu_kernel));
 }
 
 template <class T>

@@ -275,16 +275,16 @@ void DistributedPlan::apply(btt::Op op, std::span<const double> x, std::span<dou
                 : "nothing: parameter vectors live on grid row 0";
   };
   require(static_cast<index_t>(x.size()) == input_count(op, nrhs),
-          "input of {} on grid rank ({}, {}) has {} values, expected {} ({})", to_string(op),
+          "input of {} on grid rank ({}, {}) has {} values, expected {} ({})", name_of(op),
           grid_->row(), grid_->col(), x.size(), input_count(op, nrhs),
           holder(route.broadcast, route.passes.first_adjoint));
   require(static_cast<index_t>(y.size()) == output_count(op, nrhs),
-          "output of {} on grid rank ({}, {}) has {} values, expected {} ({})", to_string(op),
+          "output of {} on grid rank ({}, {}) has {} values, expected {} ({})", name_of(op),
           grid_->row(), grid_->col(), y.size(), output_count(op, nrhs),
           holder(route.reduce, !route.passes.last_adjoint()));
   require(
       !overlaps(x.data(), static_cast<index_t>(x.size()), y.data(), static_cast<index_t>(y.size())),
-      "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+      "input and output of {} overlap in memory: apply is out-of-place", name_of(op));
   if (device_ == nullptr) {
     run(op, x.data(), y.data(), nrhs);
     return;
@@ -309,9 +309,9 @@ void DistributedPlan::apply_device(btt::Op op, const double* x, double* y, index
   require((in == 0 || x != nullptr) && (out == 0 || y != nullptr),
           "apply_device of {} on grid rank ({}, {}): null input or output pointer for {} and {} "
           "values",
-          to_string(op), grid_->row(), grid_->col(), in, out);
+          name_of(op), grid_->row(), grid_->col(), in, out);
   require(!overlaps(x, in, y, out),
-          "input and output of {} overlap in memory: apply is out-of-place", to_string(op));
+          "input and output of {} overlap in memory: apply is out-of-place", name_of(op));
   device_->wait_for(stream);
   run(op, x, y, nrhs);
   device_->signal(stream);

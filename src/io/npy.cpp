@@ -484,20 +484,6 @@ NpyArray read_npy(const std::string& path) {
   return array;
 }
 
-std::string_view to_string(Element element) {
-  switch (element) {
-    case Element::Float64:
-      return "float64";
-    case Element::Float32:
-      return "float32";
-    case Element::Complex128:
-      return "complex128";
-    case Element::Complex64:
-      return "complex64";
-  }
-  return "unknown";
-}
-
 bool is_complex(Element element) {
   return layout_of(element).scalars == 2;
 }
@@ -537,7 +523,7 @@ DenseMatrix read_npy_matrix(const std::string& path) {
   require(found >= expected,
           "{}: .npy data section is truncated: expected {} bytes for a {} array of shape {} "
           "after the {}-byte header, found {}",
-          path, expected, to_string(element), format_shape(dict.shape), bytes.size(), found);
+          path, expected, name_of(element), format_shape(dict.shape), bytes.size(), found);
   std::vector<double> stored(scalars);
   if (layout.scalar_bytes == 8) {
     read_exact(in.file.get(), stored.data(), expected, path);

@@ -103,13 +103,6 @@ ResolvedSlice resolve_slice(const OperatorSlice& slice, const Shape& full, std::
   return out;
 }
 
-std::string_view to_string(OperatorFormat format) {
-  return name_of(format, {{OperatorFormat::Auto, "auto"},
-                          {OperatorFormat::Shiftop, "shiftop"},
-                          {OperatorFormat::FFTMatvec, "fftmatvec"},
-                          {OperatorFormat::Npy, "npy"}});
-}
-
 OperatorFormat detect_operator_format(const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) return OperatorFormat::FFTMatvec;

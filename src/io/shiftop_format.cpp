@@ -367,7 +367,7 @@ VectorData read_vector(const std::string& path, const VectorReadOptions& options
 void write_vector(const std::string& path, const VectorData& vector) {
   write_file(path, "vector", vector.metadata, [&](hid_t file) {
     if (vector.space != VectorSpace::Unknown)
-      h5::write_attribute(file, "space", std::string(to_string(vector.space)), path);
+      h5::write_attribute(file, "space", std::string(name_of(vector.space)), path);
     if (vector.qoi) h5::write_attribute(file, "qoi", std::int64_t{1}, path);
     if (vector.checksum != 0) h5::write_attribute(file, "checksum", vector.checksum, path);
     h5::write_doubles(file, kVector, stored_dims(vector), vector.values.data(), path);

@@ -75,19 +75,6 @@ const VectorCodec& codec(VectorFormat format) {
 
 }  // namespace
 
-std::string_view to_string(VectorFormat format) {
-  return name_of(format, {{VectorFormat::Auto, "auto"},
-                          {VectorFormat::Shiftop, "shiftop"},
-                          {VectorFormat::FFTMatvec, "fftmatvec"},
-                          {VectorFormat::Npy, "npy"}});
-}
-
-std::string_view to_string(VectorSpace space) {
-  return name_of(space, {{VectorSpace::Unknown, "unknown"},
-                         {VectorSpace::Parameter, "parameter"},
-                         {VectorSpace::Data, "data"}});
-}
-
 VectorFormat detect_vector_format(const std::string& path) {
   require_regular_input(path, "a vector file (shiftop or FFTMatvec .h5, or .npy)");
   std::error_code error;

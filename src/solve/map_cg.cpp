@@ -22,16 +22,6 @@ double dot(std::span<const double> a, std::span<const double> b) {
 
 }  // namespace
 
-std::string_view to_string(Preconditioner preconditioner) {
-  return preconditioner == Preconditioner::Prior ? "prior" : "circulant";
-}
-
-Preconditioner parse_preconditioner(std::string_view text) {
-  if (text == "prior") return Preconditioner::Prior;
-  if (text == "circulant") return Preconditioner::Circulant;
-  fail("unknown preconditioner '{}': expected prior or circulant", text);
-}
-
 // PCG (Saad, Iterative Methods, Algorithm 9.1) on H x = b, b = F* Gamma_noise^{-1} d +
 // Gamma_prior^{-1} m_prior, from x_0 = m_prior: r_0 = b - H x_0 = F* Gamma_noise^{-1}(d - F
 // m_prior), in which Gamma_prior^{-1} cancels. With M^{-1} = Gamma_prior the search directions

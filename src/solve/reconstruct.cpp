@@ -125,25 +125,6 @@ double poisson_neg_log_likelihood(const std::vector<T>& p, std::span<const T> b)
 
 }  // namespace
 
-std::string_view to_string(ReconMethod method) {
-  switch (method) {
-    case ReconMethod::Mlem:
-      return "mlem";
-    case ReconMethod::Sirt:
-      return "sirt";
-    case ReconMethod::Cgls:
-      return "cgls";
-  }
-  return "unknown";
-}
-
-ReconMethod parse_recon_method(std::string_view text) {
-  if (text == "mlem") return ReconMethod::Mlem;
-  if (text == "sirt") return ReconMethod::Sirt;
-  if (text == "cgls") return ReconMethod::Cgls;
-  fail("unknown reconstruction method '{}': expected mlem, sirt or cgls", text);
-}
-
 // Shepp and Vardi's EM step x_j <- x_j / s_j sum_i c_ij b_i / (C x)_i with s = C^T 1: each step
 // does not increase the Poisson negative log-likelihood and keeps x >= 0. A ray with (C x)_i = 0
 // adds nothing (b_i / 0 is taken as 0; its likelihood term is then infinite if b_i > 0). C x is

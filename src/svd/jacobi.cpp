@@ -257,28 +257,6 @@ int thread_count(const JacobiOptions& options) {
 
 }  // namespace
 
-std::string to_string(Variant variant) {
-  switch (variant) {
-    case Variant::Auto:
-      return "auto";
-    case Variant::Pointwise:
-      return "pointwise";
-    case Variant::BlockOriented:
-      return "block-oriented";
-    case Variant::FullBlock:
-      return "full-block";
-  }
-  fail("variant: unknown value {}", static_cast<int>(variant));
-}
-
-Variant parse_variant(std::string_view text, std::string_view what) {
-  for (Variant variant :
-       {Variant::Auto, Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
-    if (text == to_string(variant)) return variant;
-  }
-  fail("{}: expected auto, pointwise, block-oriented or full-block, got '{}'", what, text);
-}
-
 template <class T>
 JacobiResult<T> jacobi(const T* a, index_t m, index_t n, index_t lda,
                        const JacobiOptions& options) {

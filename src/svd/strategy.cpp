@@ -114,28 +114,6 @@ Strategy build(StrategyKind kind, index_t order) {
 
 }  // namespace
 
-std::string to_string(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::ReversedRowCyclicClosest:
-      return "rc-closest-rev";
-    case StrategyKind::RowCyclicClosest:
-      return "rc-closest";
-    case StrategyKind::ModifiedModulus:
-      return "modmod";
-    case StrategyKind::RowCyclic:
-      return "rc";
-  }
-  fail("strategy: unknown kind {}", static_cast<int>(kind));
-}
-
-StrategyKind parse_strategy_kind(std::string_view text, std::string_view what) {
-  for (StrategyKind kind : {StrategyKind::ReversedRowCyclicClosest, StrategyKind::RowCyclicClosest,
-                            StrategyKind::ModifiedModulus, StrategyKind::RowCyclic}) {
-    if (text == to_string(kind)) return kind;
-  }
-  fail("{}: expected rc-closest-rev, rc-closest, modmod or rc, got '{}'", what, text);
-}
-
 Strategy Strategy::create(StrategyKind kind, index_t order) {
   require(order >= 1, "strategy: order must be >= 1, got {}", order);
   if (order > kLargestCachedOrder) return build(kind, order);

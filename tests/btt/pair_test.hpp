@@ -140,7 +140,7 @@ TEST_P(PairTest, EveryOperationEqualsTheDenseProducts) {
         std::vector<double> y = poisoned(size_of(pair, op, false, nrhs));
         pair.apply(op, x, y, nrhs);
         EXPECT_LT(testing::relative_error(y, c.reference(op, x, nrhs)), tolerance())
-            << c.name << ", " << to_string(op) << ", " << nrhs << " rhs";
+            << c.name << ", " << name_of(op) << ", " << nrhs << " rhs";
       }
     }
   }
@@ -161,7 +161,7 @@ TEST_P(PairTest, ApplyStaysInsideTheCallersVectors) {
         testing::GuardedVector y(size_of(pair, op, false, nrhs), plan_test::kNaN, guard);
         pair.apply(op, x.span(), y.span(), nrhs);
         const std::string where =
-            fmt::format("{}, {}, {} right-hand sides", c.name, to_string(op), nrhs);
+            fmt::format("{}, {}, {} right-hand sides", c.name, name_of(op), nrhs);
         EXPECT_EQ(y.damage(), "") << where << ": the output";
         EXPECT_EQ(x.damage(), "") << where << ": the input";
       }
@@ -213,8 +213,8 @@ TEST_P(PairTest, FromKernelsEqualsFromPlans) {
     from_plans.apply(op, x, a, 3);
     from_kernels.apply(op, x, b, 3);
     from_kernels.apply(op, x, again, 3);
-    EXPECT_LT(testing::relative_error(b, a), 1e-15) << to_string(op);
-    EXPECT_EQ(b, again) << to_string(op);
+    EXPECT_LT(testing::relative_error(b, a), 1e-15) << name_of(op);
+    EXPECT_EQ(b, again) << name_of(op);
   }
 }
 

@@ -187,7 +187,7 @@ inline double expect_every_op_precision_and_rhs(Plan& plan, const TestOperator& 
       plan.apply(in.op, in.x, y, in.nrhs);
       const double error = testing::relative_error(y, in.exact);
       SCOPED_TRACE(fmt::format("{} nrhs={} {} error {:.3e} against the {}, kappa {:.2e}",
-                               to_string(in.op), in.nrhs, config.str(), error, reference.name(),
+                               name_of(in.op), in.nrhs, config.str(), error, reference.name(),
                                kappa));
       if (config.all_double()) {
         EXPECT_LT(error, fp64_tolerance);

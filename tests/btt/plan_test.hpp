@@ -202,7 +202,7 @@ TEST_P(Plan, ManyRightHandSidesEqualOneAtATime) {
         plan.apply(op, std::span(x).subspan(r * nin, nin), one);
         EXPECT_LT(testing::relative_error(std::span(all).subspan(r * nout, nout), one),
                   1e-15 * b.fp64_scale)
-            << to_string(op) << " right-hand side " << r << (triangular ? " triangular" : "");
+            << name_of(op) << " right-hand side " << r << (triangular ? " triangular" : "");
       }
     }
   }
@@ -225,7 +225,7 @@ TEST_P(Plan, ApplyStaysInsideTheCallersVectors) {
       testing::GuardedVector x(testing::random_vector(input_size(op, s, nrhs), 62), guard);
       testing::GuardedVector y(output_size(op, s, nrhs), kNaN, guard);
       plan.apply(op, x.span(), y.span(), nrhs);
-      const std::string where = fmt::format("{}, {} right-hand sides", to_string(op), nrhs);
+      const std::string where = fmt::format("{}, {} right-hand sides", name_of(op), nrhs);
       EXPECT_EQ(y.damage(), "") << where << ": the output";
       EXPECT_EQ(x.damage(), "") << where << ": the input";
       EXPECT_TRUE(
@@ -249,7 +249,7 @@ TEST_P(Plan, RepeatedAppliesAreIdenticalAndReportPhaseTimes) {
       std::vector<double> first = poisoned(output_size(op, s)), again = poisoned(first.size());
       plan.apply(op, m, first);
       plan.apply(op, m, again);
-      EXPECT_EQ(first, again) << to_string(op);
+      EXPECT_EQ(first, again) << name_of(op);
     }
     const PlanChoices choices = plan.choices();
     EXPECT_GE(choices.fft_length, padded_length(s));
@@ -261,8 +261,8 @@ TEST_P(Plan, RepeatedAppliesAreIdenticalAndReportPhaseTimes) {
       const PassChoice& first = choices.of(op);
       const PassChoice& expected =
           choices.passes[op == Op::F || op == Op::FadjF ? 0 : 1];  // the direction of pass 1
-      EXPECT_EQ(first.transforms, expected.transforms) << to_string(op);
-      EXPECT_EQ(first.gemv_name(), expected.gemv_name()) << to_string(op);
+      EXPECT_EQ(first.transforms, expected.transforms) << name_of(op);
+      EXPECT_EQ(first.gemv_name(), expected.gemv_name()) << name_of(op);
     }
   }
   btt::Plan timed = a.make(b.timed);
@@ -375,7 +375,7 @@ TEST_P(EveryPrecision, ErrorIsWithinTheBoundOfEq6) {
         const double error = testing::relative_error(y, exact);
         const double bound = mixed_bound(config, op, s, kappa);
         SCOPED_TRACE(fmt::format("{} nrhs={} {} error {:.3e} bound {:.3e} kappa {:.3e}",
-                                 to_string(op), nrhs, config.str(), error, bound, kappa));
+                                 name_of(op), nrhs, config.str(), error, bound, kappa));
         if (config.all_double()) {
           EXPECT_EQ(error, 0.0);  // the same plan and precision is deterministic
         } else {

@@ -40,9 +40,9 @@ TEST(Cpu, EveryThreadCountGivesTheSameProduct) {
       plan.apply(op, x, y, nrhs);
       one.apply(op, x, y1, nrhs);
       EXPECT_LT(testing::relative_error(y, dense.apply(op, x, nrhs)), 1e-13)
-          << to_string(op) << ", " << threads << " threads";
+          << name_of(op) << ", " << threads << " threads";
       EXPECT_LT(testing::relative_error(y, y1), 1e-15)
-          << to_string(op) << ", " << threads << " threads against 1";
+          << name_of(op) << ", " << threads << " threads against 1";
     }
   }
   expect_error([&] { (void)a.make({.planning = Planning::Estimate, .cpu = {.threads = -1}}); },

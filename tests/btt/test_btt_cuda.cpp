@@ -70,7 +70,7 @@ TEST_P(CudaAgainstCpu, EveryOpPrecisionAndRhsCount) {
   const bool fused = fft != FftImplementation::Cufft && length >= 16 && length <= 8192 &&
                      length == power_of_two_at_least(length);
   for (Op op : kAllOps)
-    ASSERT_EQ(to_string(gpu.choices().of(op).transforms), fused ? "fused" : "cufft");
+    ASSERT_EQ(name_of(gpu.choices().of(op).transforms), fused ? "fused" : "cufft");
   plan_test::Reference cpu(a, Backend::Cuda);  // the CPU plan in FP64
   const index_t counts[] = {1, 3, 16, 17};  // 17: a second group of right-hand sides (max_rhs 16)
   const double worst =
@@ -126,7 +126,7 @@ TEST(Cuda, MeasuredKernelChoiceMatchesTheDenseProduct) {
     gpu.apply(op, x, y);
     const auto want = testing::dense_apply(dense, s.nd * s.nt, s.nm * s.nt, op == Op::Fadj, x, 1);
     EXPECT_LE(testing::relative_error(y, want), 1e-13)
-        << gpu.choices().of(op).gemv_name() << ", " << to_string(gpu.choices().of(op).transforms)
+        << gpu.choices().of(op).gemv_name() << ", " << name_of(gpu.choices().of(op).transforms)
         << ", L = " << gpu.choices().fft_length;
   }
   // The kernel family can be changed on the plan (as `shiftop tune` does for FP32 phase 3).
@@ -166,7 +166,7 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
   }
   for (const PlanOptions& options : all) {
     Plan gpu = a.make(options);
-    ASSERT_EQ(to_string(gpu.choices().of(Op::F).transforms),
+    ASSERT_EQ(name_of(gpu.choices().of(Op::F).transforms),
               options.gpu_engine.fft == FftImplementation::Fused ? "fused" : "cufft");
     const index_t nrhs = 3;
     const std::size_t nx = static_cast<std::size_t>(nrhs * s.nm * s.nt);

@@ -24,8 +24,8 @@ TEST(Shape, BlocksPerOperation) {
 
 TEST(Op, ParsesItsNames) {
   for (Op op : kAllOps)
-    EXPECT_EQ(parse_op(to_string(op)), op);
-  EXPECT_THROW(parse_op("Fadjoint"), Error);
+    EXPECT_EQ(parse_name<Op>(name_of(op), "op"), op);
+  EXPECT_THROW(parse_name<Op>("Fadjoint", "op"), Error);
 }
 
 }  // namespace

@@ -27,9 +27,9 @@ TEST(CpuPair, DevicePointersAreRefused) {
 
 TEST(PairOpNames, ParseAndPrint) {
   for (const PairOp op : kAllPairOps)
-    EXPECT_EQ(parse_pair_op(to_string(op)), op);
-  testing::expect_error([] { (void)parse_pair_op("F"); },
-                        "unknown operator-pair operation 'F': expected G, Gadj, GadjF or FGadj");
+    EXPECT_EQ(parse_name<PairOp>(name_of(op), "op"), op);
+  testing::expect_error([] { (void)parse_name<PairOp>("F", "op"); },
+                        "op: expected G, Gadj, GadjF or FGadj, got 'F'");
 }
 
 }  // namespace shiftop::btt::pair_test

@@ -49,8 +49,8 @@ TEST(CudaPair, DevicePointersEqualTheHostApply) {
     dy.upload(device.data());
     pair.apply_device(op, dx.data(), dy.data(), nrhs, nullptr);
     dy.download(device.data());  // on the default stream, after the pair's work
-    EXPECT_LT(testing::relative_error(device, host), 1e-15) << to_string(op);
-    EXPECT_LT(testing::relative_error(device, c.reference(op, x, nrhs)), 1e-13) << to_string(op);
+    EXPECT_LT(testing::relative_error(device, host), 1e-15) << name_of(op);
+    EXPECT_LT(testing::relative_error(device, c.reference(op, x, nrhs)), 1e-13) << name_of(op);
   }
 }
 

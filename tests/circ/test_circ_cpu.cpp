@@ -40,7 +40,8 @@ const KernelCase kKernels[] = {
     {CpuKernel::Mm2s, 2},      {CpuKernel::Mm2s, 3}, {CpuKernel::Mm2s, 8}, {CpuKernel::Mm2s, 16}};
 
 std::string name(const KernelCase& c) {
-  return c.kernel == CpuKernel::Mm2s ? "mm2s s=" + std::to_string(c.width) : to_string(c.kernel);
+  return c.kernel == CpuKernel::Mm2s ? "mm2s s=" + std::to_string(c.width)
+                                     : std::string(name_of(c.kernel));
 }
 
 Options forced(const KernelCase& c, index_t max_rhs, int threads = 0) {

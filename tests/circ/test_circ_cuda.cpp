@@ -124,7 +124,7 @@ TYPED_TEST(CircCuda, ProductsMatchTheDenseMatrix) {
   static Worst worst{"|y - ref| / (eps |C||x|)"};
   for (const CircSpec& spec : specs()) {
     for (const TransposeMethod method : {TransposeMethod::Index, TransposeMethod::Atomic}) {
-      SCOPED_TRACE(::testing::Message() << spec.shape.str() << " transpose=" << to_string(method));
+      SCOPED_TRACE(::testing::Message() << spec.shape.str() << " transpose=" << name_of(method));
       {
         SCOPED_TRACE("int32 indices");
         check_products<TypeParam, std::int32_t>(spec, method, worst.ratio);
@@ -155,7 +155,7 @@ TYPED_TEST(CircCuda, AdjointIdentity) {
     for (std::size_t i = 0; i < y.size(); ++i)
       scale += std::fabs(y[i]) * magnitude[i];
     for (const TransposeMethod method : {TransposeMethod::Index, TransposeMethod::Atomic}) {
-      SCOPED_TRACE(::testing::Message() << s.str() << " transpose=" << to_string(method));
+      SCOPED_TRACE(::testing::Message() << s.str() << " transpose=" << name_of(method));
       Operator<T> c = Operator<T>::create(s, a.view(), on_gpu(method, 1));
       std::vector<T> cx = poisoned<T>(s.rows()), cty = poisoned<T>(s.cols());
       c.apply(Op::C, x, cx);

@@ -73,7 +73,7 @@ void expect_every_part_computed(Limit limit) {
   const index_t nrhs = 3;
   for (const KernelCase& kc : kKernels) {
     SCOPED_TRACE(kc.kernel == CpuKernel::Mm2s ? "mm2s s=" + std::to_string(kc.width)
-                                              : to_string(kc.kernel));
+                                              : std::string(name_of(kc.kernel)));
     Operator<T> c = Operator<T>::create(
         s, a.view(),
         {.backend = Backend::Cpu,

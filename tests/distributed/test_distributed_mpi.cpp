@@ -84,7 +84,7 @@ TEST_P(DistributedVsSingleProcess, EveryOperationOnEveryGrid) {
     const Grid grid(g);
     DistributedPlan plan = distributed_plan(grid, a, test_options(c.max_rhs));
     for (btt::Op op : btt::kAllOps) {
-      SCOPED_TRACE(fmt::format("grid {} op {}", g.str(), to_string(op)));
+      SCOPED_TRACE(fmt::format("grid {} op {}", g.str(), name_of(op)));
       const auto x =
           random_vector(static_cast<std::size_t>(c.nrhs * input_blocks(op, s) * s.nt), 3);
       std::vector<double> want(static_cast<std::size_t>(c.nrhs * output_blocks(op, s) * s.nt));
@@ -133,7 +133,7 @@ TEST(DistributedMixedPrecision, StaysWithinFP32AccuracyOfTheFP64Result) {
       for (const char* precision : {"DSSDD", "SSSSS"}) {
         DistributedPlan plan = distributed_plan(grid, a, test_options(2, precision));
         for (btt::Op op : btt::kAllOps) {
-          SCOPED_TRACE(fmt::format("grid {} {} {} {}", g.str(), precision, to_string(op),
+          SCOPED_TRACE(fmt::format("grid {} {} {} {}", g.str(), precision, name_of(op),
                                    triangular ? "triangular" : "general"));
           const auto x =
               random_vector(static_cast<std::size_t>(nrhs * input_blocks(op, s) * s.nt), 4);
@@ -172,7 +172,7 @@ TEST(DistributedMixedPrecision, FP32ReductionSumsInFP32) {
       double not_fp32 = 0;
       for (double v : apply_distributed(plan, op, x, 2))
         not_fp32 += static_cast<double>(static_cast<float>(v)) != v;
-      EXPECT_EQ(sum_over_ranks({not_fp32, 0})[0], 0.0) << g.str() << " " << to_string(op);
+      EXPECT_EQ(sum_over_ranks({not_fp32, 0})[0], 0.0) << g.str() << " " << name_of(op);
     }
   }
 }
@@ -405,7 +405,7 @@ TEST_F(OperatorFiles, EveryRankReadsItsSliceOfShiftopH5FFTMatvecAndNpyFiles) {
       EXPECT_EQ(plan.shape(), s);
       EXPECT_EQ(plan.triangular(), a->triangular);
       for (btt::Op op : btt::kAllOps) {
-        SCOPED_TRACE(fmt::format("{} grid {} op {}", file, g.str(), to_string(op)));
+        SCOPED_TRACE(fmt::format("{} grid {} op {}", file, g.str(), name_of(op)));
         const auto x =
             random_vector(static_cast<std::size_t>(nrhs * input_blocks(op, s) * s.nt), 7);
         std::vector<double> want(static_cast<std::size_t>(nrhs * output_blocks(op, s) * s.nt));

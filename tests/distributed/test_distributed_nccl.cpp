@@ -154,7 +154,7 @@ TEST_P(NcclVsSingleProcess, EveryOperationOnEveryGrid) {
     DistributedPlan plan =
         distributed_plan(grid, a, test_options(c.max_rhs, "DDDDD", btt::Backend::Cuda));
     for (btt::Op op : btt::kAllOps) {
-      SCOPED_TRACE(fmt::format("grid {} op {}", g.str(), to_string(op)));
+      SCOPED_TRACE(fmt::format("grid {} op {}", g.str(), name_of(op)));
       const auto x =
           random_vector(static_cast<std::size_t>(c.nrhs * input_blocks(op, s) * s.nt), 3);
       std::vector<double> want(static_cast<std::size_t>(c.nrhs * output_blocks(op, s) * s.nt));
@@ -192,7 +192,7 @@ TEST_F(Nccl, MixedPrecisionStaysWithinFP32AccuracyOfTheFP64Result) {
         DistributedPlan plan =
             distributed_plan(grid, a, test_options(2, precision, btt::Backend::Cuda));
         for (btt::Op op : btt::kAllOps) {
-          SCOPED_TRACE(fmt::format("grid {} {} {} {}", g.str(), precision, to_string(op),
+          SCOPED_TRACE(fmt::format("grid {} {} {} {}", g.str(), precision, name_of(op),
                                    triangular ? "triangular" : "general"));
           const auto x =
               random_vector(static_cast<std::size_t>(nrhs * input_blocks(op, s) * s.nt), 4);

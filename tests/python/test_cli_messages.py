@@ -165,7 +165,7 @@ def mpi(*args, timeout=60):
 @pytest.mark.parametrize("args,fragment", [
     (("matvec", "--operator", "K.npy", "--input", "nope.npy", "--output", "y.npy"), "nope.npy"),
     (("bench", "--grid", "2x1", "--nd", 5, "--nm", 7, "--nt", 8, "--op", "X", "--threads", 1),
-     "unknown operation 'X'"),
+     "--op: expected F, Fadj, FadjF or FFadj, got 'X'"),
     (("bench", "--threads", 100000), "--threads: must be between"),
     (("mtavec",), "unknown subcommand 'mtavec'"),
 ])

@@ -46,7 +46,7 @@ TEST_P(MapCg, EqualsTheDenseSolve) {
   const MapCgResult result = map_cg(hessian, d, m_prior, options);
   const double error = testing::relative_error(result.m, expected);
   std::printf("%s %s: %lld iterations, error %.2e\n", testing::to_string(c.prior).c_str(),
-              std::string(to_string(c.preconditioner)).c_str(),
+              std::string(name_of(c.preconditioner)).c_str(),
               static_cast<long long>(result.iterations), error);
   EXPECT_TRUE(result.converged);
   EXPECT_LT(error, 1e-10);
@@ -62,7 +62,7 @@ TEST_P(MapCg, EqualsTheDenseSolve) {
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
   return fmt::format("{}_{}_{}_nd{}_nm{}_nt{}", testing::to_string(c.prior),
-                     to_string(c.preconditioner), c.general ? "general" : "triangular", c.shape.nd,
+                     name_of(c.preconditioner), c.general ? "general" : "triangular", c.shape.nd,
                      c.shape.nm, c.shape.nt);
 }
 
@@ -153,9 +153,9 @@ TEST(MapCgInputs, BadInputsAreRefused) {
   options.preconditioner = Preconditioner::Circulant;
   expect_error([&] { map_cg(hessian, d, {}, options); },
                "the kernels prior has none: use the prior preconditioner");
-  expect_error([] { (void)parse_preconditioner("jacobi"); },
-               "unknown preconditioner 'jacobi': expected prior or circulant");
-  EXPECT_EQ(parse_preconditioner("circulant"), Preconditioner::Circulant);
+  expect_error([] { (void)parse_name<Preconditioner>("jacobi", "preconditioner"); },
+               "preconditioner: expected prior or circulant, got 'jacobi'");
+  EXPECT_EQ(parse_name<Preconditioner>("circulant", "preconditioner"), Preconditioner::Circulant);
 
   // An indefinite "covariance": CG meets negative curvature and says so.
   const Shape prior_shape{3, 3, 5};

@@ -513,10 +513,9 @@ TYPED_TEST(Reconstruct, RefusesBadInput) {
 
 TEST(ReconMethod, ParsesTheThreeNames) {
   for (const ReconMethod m : {ReconMethod::Mlem, ReconMethod::Sirt, ReconMethod::Cgls})
-    EXPECT_EQ(parse_recon_method(to_string(m)), m);
-  shiftop::testing::expect_error(
-      [] { parse_recon_method("art"); },
-      "unknown reconstruction method 'art': expected mlem, sirt or cgls");
+    EXPECT_EQ(parse_name<ReconMethod>(name_of(m), "method"), m);
+  shiftop::testing::expect_error([] { parse_name<ReconMethod>("art", "method"); },
+                                 "method: expected mlem, sirt or cgls, got 'art'");
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST_P(GradedConvergence, ValuesToTheirRelativeAccuracyAndVectorsOrthonormal) {
             SCOPED_TRACE(::testing::Message()
                          << (grading == Grading::Rows ? "D B " : "B D ") << decades << " decades, "
                          << (transposed ? "transposed" : "as built") << ", variant "
-                         << shiftop::svd::to_string(variant) << ", strategy "
+                         << shiftop::name_of(variant) << ", strategy "
                          << static_cast<int>(strategy));
             const Outcome out = transposed ? run(transpose(a, m, n), n, m, want, options)
                                            : run(a, m, n, want, options);
@@ -181,7 +181,7 @@ TEST(GradedConvergence, GsvdOfAGradedTriangleAndTheIdentity) {
     const double kappa = equilibrated_condition(f, n, n, Grading::Columns);
     for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
       SCOPED_TRACE(::testing::Message()
-                   << n << " x " << n << ", variant " << shiftop::svd::to_string(variant));
+                   << n << " x " << n << ", variant " << shiftop::name_of(variant));
       shiftop::svd::GsvdOptions options;
       options.variant = variant;
       options.block_width = 2;

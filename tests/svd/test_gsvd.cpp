@@ -577,11 +577,12 @@ TEST(GsvdHz, StrategiesAndNoSorting) {
       GsvdOptions o = options_for(Variant::Pointwise);
       o.strategy = kind;
       o.sort = sort;
-      check_pair(pair, o, shiftop::svd::to_string(kind) + (sort ? " sorted" : ""));
+      check_pair(pair, o, std::string(shiftop::name_of(kind)) + (sort ? " sorted" : ""));
       o.variant = Variant::FullBlock;
       o.block_width = 5;
       o.inner_strategy = kind;
-      check_pair(pair, o, "full-block " + shiftop::svd::to_string(kind) + (sort ? " sorted" : ""));
+      check_pair(pair, o,
+                 "full-block " + std::string(shiftop::name_of(kind)) + (sort ? " sorted" : ""));
     }
   }
 }

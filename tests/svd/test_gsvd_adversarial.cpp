@@ -194,7 +194,7 @@ TEST(GsvdAdversarial, EqualPairConvergesToOnes) {
       o.block_width = 4;
       const auto check = [&](const auto& r, const char* type) {
         SCOPED_TRACE(::testing::Message() << m << " x " << n << " " << type << ", variant "
-                                          << shiftop::svd::to_string(variant));
+                                          << shiftop::name_of(variant));
         EXPECT_TRUE(r.stats.converged);
         // sigma_f = sigma_g to rounding: the two norms of the same column (f_i = g_i) and the
         // quotient, a few eps; 8 n eps bounds it with room for the transformations' rounding.

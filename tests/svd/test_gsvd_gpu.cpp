@@ -365,7 +365,7 @@ TEST_F(GsvdGpuTest, EveryStrategyAndNoSorting) {
       options.strategy = kind;
       options.sort = sort;
       check_against_cpu(in, options,
-                        shiftop::svd::to_string(kind) + (sort ? " sorted" : " unsorted"),
+                        std::string(shiftop::name_of(kind)) + (sort ? " sorted" : " unsorted"),
                         2100);  // level measured: 2090
     }
   }

@@ -284,7 +284,7 @@ TEST_F(GpuRelativeAccuracy, GradedEveryStrategy) {
         shiftop::testing::quad_singular_values(c.a.data(), c.m, c.n, c.m);
     const double n_eps = static_cast<double>(c.n) * unit_roundoff<double>();
     for (StrategyKind strategy : kStrategies) {
-      const std::string where = c.name + ", " + shiftop::svd::to_string(strategy);
+      const std::string where = c.name + ", " + std::string(shiftop::name_of(strategy));
       JacobiOptions options{.compute_u = true, .compute_v = true};
       options.strategy = strategy;
       const auto r = on_gpu(c.a, 1, c.m, c.n, c.m, c.m * c.n, options);
@@ -295,7 +295,7 @@ TEST_F(GpuRelativeAccuracy, GradedEveryStrategy) {
         values = std::max(values, std::abs(r.sigma[i] - want[i]) / want[i]);
       const Quality q = expect_quality(c.a.data(), c.m, c.n, c.m, r, 0, where);
       std::printf("| %s | %s | %.1e | %.2f | %.2f | %.2f | %.2f | %d |\n", c.name.c_str(),
-                  shiftop::svd::to_string(strategy).c_str(), want.front() / want.back(),
+                  std::string(shiftop::name_of(strategy)).c_str(), want.front() / want.back(),
                   values / n_eps, q.u, q.v, q.residual, r.stats[0].sweeps);
       EXPECT_LT(values, kGradedValues * n_eps) << where;
       // Zero would mean the comparison saw the reference twice.
@@ -325,7 +325,7 @@ TEST_F(GpuRelativeAccuracy, GradedTo24DecadesBothOrders) {
             const std::string where =
                 std::to_string(n) + (grading == Grading::Rows ? " D B " : " B D ") +
                 std::to_string(decades) + (transposed ? " transposed, " : ", ") +
-                shiftop::svd::to_string(strategy);
+                shiftop::name_of(strategy);
             const auto r = on_gpu(transposed ? shiftop::testing::transpose(a, n, n) : a, 1, n, n, n,
                                   n * n, options);
             EXPECT_TRUE(r.stats[0].converged) << where;
@@ -375,10 +375,10 @@ TYPED_TEST(GpuGradedAccuracy, MatchesTheEmbeddingsReference) {
       worst = std::max(worst, std::abs(static_cast<double>(r.sigma[i]) - want[i]) / want[i]);
     std::printf("%s %s: max relative error %.2e = %.2f n eps (kappa %.1e)\n",
                 ::testing::internal::GetTypeName<T>().c_str(),
-                shiftop::svd::to_string(strategy).c_str(), worst, worst / n_eps,
+                std::string(shiftop::name_of(strategy)).c_str(), worst, worst / n_eps,
                 want.front() / want.back());
-    EXPECT_LT(worst, kEmbeddedValues * n_eps) << shiftop::svd::to_string(strategy);
-    EXPECT_GT(worst, 0.0) << shiftop::svd::to_string(strategy);
+    EXPECT_LT(worst, kEmbeddedValues * n_eps) << shiftop::name_of(strategy);
+    EXPECT_GT(worst, 0.0) << shiftop::name_of(strategy);
   }
 }
 
@@ -411,9 +411,9 @@ TEST_F(GpuRelativeAccuracy, HyperbolicLambda3) {
     for (index_t i = 0; i < n; ++i)
       worst = std::max(worst, std::abs(r.sigma[i] * r.sigma[i] - plus[i]) / plus[i]);
     std::printf("HSVD Lambda(3) %s: max |sigma^2 - |lambda|| / |lambda| = %.2e = %.2f n eps\n",
-                shiftop::svd::to_string(strategy).c_str(), worst, worst / n_eps);
-    EXPECT_LT(worst, kHyperbolic * n_eps) << shiftop::svd::to_string(strategy);
-    EXPECT_GT(worst, 0.0) << shiftop::svd::to_string(strategy);
+                std::string(shiftop::name_of(strategy)).c_str(), worst, worst / n_eps);
+    EXPECT_LT(worst, kHyperbolic * n_eps) << shiftop::name_of(strategy);
+    EXPECT_GT(worst, 0.0) << shiftop::name_of(strategy);
   }
 }
 
@@ -431,7 +431,7 @@ TYPED_TEST(GpuJacobi, MatchesTheCpu) {
   for (StrategyKind strategy : kStrategies) {
     JacobiOptions options{.compute_u = true, .compute_v = true};
     options.strategy = strategy;
-    const std::string name = shiftop::svd::to_string(strategy);
+    const std::string name(shiftop::name_of(strategy));
     expect_like_cpu(name + ", 37x29 batch 4", random_entries<T>(4 * 37 * 29, 1), 4, 37, 29, 37,
                     37 * 29, options);
     expect_like_cpu(name + ", 23x31 batch 2", random_entries<T>(2 * 23 * 31, 2), 2, 23, 31, 23,
@@ -693,8 +693,8 @@ TEST_F(GpuResidency, BlockedWideComplexFloat) {
                                   StrategyKind::RowCyclicClosest, StrategyKind::ModifiedModulus}) {
     JacobiOptions options{.compute_u = true, .compute_v = true};
     options.strategy = kind;
-    expect_like_cpu("200x700 complex<float>, blocked, " + shiftop::svd::to_string(kind), a, 2, 200,
-                    700, 200, 200 * 700, options);
+    expect_like_cpu("200x700 complex<float>, blocked, " + std::string(shiftop::name_of(kind)), a, 2,
+                    200, 700, 200, 200 * 700, options);
   }
 }
 

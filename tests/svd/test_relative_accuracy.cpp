@@ -137,9 +137,9 @@ TEST(RelativeAccuracy, EveryStrategyAndVariant) {
           const Errors e = measure(c.a, c.m, c.n, c.want, options);
           const double n_eps = static_cast<double>(c.n) * kEps;
           std::printf("| %s | %s | %s | %d | %.2f | %.1e | %.1e |\n", c.name.c_str(),
-                      shiftop::svd::to_string(strategy).c_str(), variant_name(variant),
+                      std::string(shiftop::name_of(strategy)).c_str(), variant_name(variant),
                       static_cast<int>(width), e.values / n_eps, e.orthogonality, e.residual);
-          const std::string where = c.name + ", " + shiftop::svd::to_string(strategy) + ", " +
+          const std::string where = c.name + ", " + std::string(shiftop::name_of(strategy)) + ", " +
                                     variant_name(variant) + ", width " + std::to_string(width);
           // At least 4x the worst measured over the native and the portable build (all 54 cases):
           // values 2.50 n eps, orthogonality 2.19 n eps, residual 1.70 n eps. A zero value error
@@ -230,7 +230,7 @@ TEST(RelativeAccuracy, HyperbolicLambda3) {
       for (index_t i = 0; i < n; ++i)
         worst = std::max(worst, std::abs(r.sigma[i] * r.sigma[i] - plus[i]) / plus[i]);
       std::printf("HSVD Lambda(3) %s %s: max |sigma^2 - |lambda||| / |lambda| = %.2e\n",
-                  shiftop::svd::to_string(strategy).c_str(), variant_name(variant), worst);
+                  std::string(shiftop::name_of(strategy)).c_str(), variant_name(variant), worst);
       worst_all = std::max(worst_all, worst);
       // At least 4x the worst measured over the native and the portable build: 3.8e-15 ..
       // 2.4e-14 (4.5 n u, rc-closest full-block), the rounding of G to double included.

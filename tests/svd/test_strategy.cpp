@@ -74,7 +74,7 @@ TEST(Strategy, CyclicKindsTakeEveryPairOncePerSweep) {
       for (index_t p = 0; p < n; ++p) {
         for (index_t q = p + 1; q < n; ++q) {
           ASSERT_EQ(counts[static_cast<std::size_t>(p * n + q)], 1)
-              << to_string(kind) << " order " << n << " pair (" << p << ", " << q << ")";
+              << name_of(kind) << " order " << n << " pair (" << p << ", " << q << ")";
         }
       }
       if (reached_by_doubling(n)) {  // a p-strategy: n - 1 steps of n / 2 pairs
@@ -197,15 +197,15 @@ TEST(Strategy, DoublingIsAlgorithm1ExceptAt52) {
 
 TEST(Strategy, NamesRoundTrip) {
   for (const StrategyKind kind : kKinds)
-    EXPECT_EQ(parse_strategy_kind(to_string(kind)), kind);
-  EXPECT_EQ(to_string(StrategyKind::ReversedRowCyclicClosest), "rc-closest-rev");
-  EXPECT_EQ(to_string(StrategyKind::RowCyclicClosest), "rc-closest");
-  EXPECT_EQ(to_string(StrategyKind::ModifiedModulus), "modmod");
-  EXPECT_EQ(to_string(StrategyKind::RowCyclic), "rc");
-  expect_error([] { parse_strategy_kind("x"); },
+    EXPECT_EQ(parse_name<StrategyKind>(name_of(kind), "strategy"), kind);
+  EXPECT_EQ(name_of(StrategyKind::ReversedRowCyclicClosest), "rc-closest-rev");
+  EXPECT_EQ(name_of(StrategyKind::RowCyclicClosest), "rc-closest");
+  EXPECT_EQ(name_of(StrategyKind::ModifiedModulus), "modmod");
+  EXPECT_EQ(name_of(StrategyKind::RowCyclic), "rc");
+  expect_error([] { parse_name<StrategyKind>("x", "strategy"); },
                "strategy: expected rc-closest-rev, rc-closest, modmod or rc, got 'x'");
-  expect_error([] { parse_strategy_kind(""); }, "got ''");
-  expect_error([] { parse_strategy_kind("RC-CLOSEST"); }, "got 'RC-CLOSEST'");
+  expect_error([] { parse_name<StrategyKind>("", "strategy"); }, "got ''");
+  expect_error([] { parse_name<StrategyKind>("RC-CLOSEST", "strategy"); }, "got 'RC-CLOSEST'");
 }
 
 // The sequential row-cyclic order (the GSVD's inner strategy): every pair once, in row order,

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <string_view>
+#include <utility>
 
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/shape.hpp"
 
 namespace shiftop::btt {
@@ -14,9 +16,18 @@ enum class Op { F, Fadj, FadjF, FFadj };
 
 inline constexpr std::array<Op, 4> kAllOps = {Op::F, Op::Fadj, Op::FadjF, Op::FFadj};
 
-std::string_view to_string(Op op);
-/// Parses "F", "Fadj", "FadjF", "FFadj"; throws shiftop::Error naming the accepted words.
-Op parse_op(std::string_view text);
+}  // namespace shiftop::btt
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::Op> {
+  static constexpr std::array<std::pair<btt::Op, std::string_view>, 4> table{
+      {{btt::Op::F, "F"},
+       {btt::Op::Fadj, "Fadj"},
+       {btt::Op::FadjF, "FadjF"},
+       {btt::Op::FFadj, "FFadj"}}};
+};
+
+namespace shiftop::btt {
 
 /// Blocks of the input vector of `op` (nm for F and F*F, nd for F* and FF*).
 index_t input_blocks(Op op, const Shape& shape);

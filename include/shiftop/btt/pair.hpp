@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/shape.hpp"
@@ -35,9 +36,18 @@ enum class PairOp { G, Gadj, GadjF, FGadj };
 inline constexpr std::array<PairOp, 4> kAllPairOps = {PairOp::G, PairOp::Gadj, PairOp::GadjF,
                                                       PairOp::FGadj};
 
-std::string_view to_string(PairOp op);
-/// Parses "G", "Gadj", "GadjF", "FGadj"; throws shiftop::Error naming the accepted words.
-PairOp parse_pair_op(std::string_view text);
+}  // namespace shiftop::btt
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::PairOp> {
+  static constexpr std::array<std::pair<btt::PairOp, std::string_view>, 4> table{
+      {{btt::PairOp::G, "G"},
+       {btt::PairOp::Gadj, "Gadj"},
+       {btt::PairOp::GadjF, "GadjF"},
+       {btt::PairOp::FGadj, "FGadj"}}};
+};
+
+namespace shiftop::btt {
 
 struct PairOptions {
   /// Right-hand sides per group: the middle buffer holds this many vectors.

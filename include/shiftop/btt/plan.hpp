@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "shiftop/btt/op.hpp"
 #include "shiftop/core/backend.hpp"
@@ -32,6 +33,26 @@ enum class GemvImplementation { Auto, Fused, Cublas };
 /// zero-padding, cuFFT, unpadding. Auto: Fused where it applies, or the faster one under
 /// Planning::Measure.
 enum class FftImplementation { Auto, Fused, Cufft };
+
+}  // namespace shiftop::btt
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::GemvImplementation> {
+  static constexpr std::array<std::pair<btt::GemvImplementation, std::string_view>, 3> table{
+      {{btt::GemvImplementation::Auto, "auto"},
+       {btt::GemvImplementation::Fused, "fused"},
+       {btt::GemvImplementation::Cublas, "cublas"}}};
+};
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::FftImplementation> {
+  static constexpr std::array<std::pair<btt::FftImplementation, std::string_view>, 3> table{
+      {{btt::FftImplementation::Auto, "auto"},
+       {btt::FftImplementation::Fused, "fused"},
+       {btt::FftImplementation::Cufft, "cufft"}}};
+};
+
+namespace shiftop::btt {
 
 /// Options only the CPU engine reads.
 struct CpuOptions {
@@ -74,8 +95,21 @@ struct PlanOptions {
 
 /// The phases of one apply, in the order they run. `layout` is both SOTI<->TOSI reorderings.
 enum class ApplyPhase { Pad, Fft, Layout, Gemv, Ifft, Unpad };
-inline constexpr std::array<std::string_view, 6> kApplyPhaseNames = {"pad",  "fft",  "layout",
-                                                                     "gemv", "ifft", "unpad"};
+
+}  // namespace shiftop::btt
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::ApplyPhase> {
+  static constexpr std::array<std::pair<btt::ApplyPhase, std::string_view>, 6> table{
+      {{btt::ApplyPhase::Pad, "pad"},
+       {btt::ApplyPhase::Fft, "fft"},
+       {btt::ApplyPhase::Layout, "layout"},
+       {btt::ApplyPhase::Gemv, "gemv"},
+       {btt::ApplyPhase::Ifft, "ifft"},
+       {btt::ApplyPhase::Unpad, "unpad"}}};
+};
+
+namespace shiftop::btt {
 
 /// Seconds spent in each phase by the last apply (summed over passes and both halves of F*F).
 struct PhaseTimes {
@@ -91,8 +125,23 @@ enum class Transforms { Fftw, Cufft, Fused };
 /// fused GEMV kernels, or cuBLAS.
 enum class Gemv { Cpu, Fused, Cublas };
 
-std::string_view to_string(Transforms transforms);
-std::string_view to_string(Gemv gemv);
+}  // namespace shiftop::btt
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::Transforms> {
+  static constexpr std::array<std::pair<btt::Transforms, std::string_view>, 3> table{
+      {{btt::Transforms::Fftw, "fftw"},
+       {btt::Transforms::Cufft, "cufft"},
+       {btt::Transforms::Fused, "fused"}}};
+};
+
+template <>
+struct shiftop::EnumNames<shiftop::btt::Gemv> {
+  static constexpr std::array<std::pair<btt::Gemv, std::string_view>, 3> table{
+      {{btt::Gemv::Cpu, "cpu"}, {btt::Gemv::Fused, "fused"}, {btt::Gemv::Cublas, "cublas"}}};
+};
+
+namespace shiftop::btt {
 
 /// What a plan chose for the passes of one direction (F or F*).
 struct PassChoice {

@@ -10,6 +10,7 @@
 // stored, and C^T is the exact transpose of C (the same numbers, summed in another order).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,6 +28,16 @@ namespace shiftop::circ {
 
 /// y = C x, or x = C^T y.
 enum class Op { C, Ct };
+
+}  // namespace shiftop::circ
+
+template <>
+struct shiftop::EnumNames<shiftop::circ::Op> {
+  static constexpr std::array<std::pair<circ::Op, std::string_view>, 2> table{
+      {{circ::Op::C, "C"}, {circ::Op::Ct, "Ct"}}};
+};
+
+namespace shiftop::circ {
 
 /// Length of one input (k*nb for C, k*mb for C^T) and one output vector.
 index_t input_length(const Shape& shape, Op op);
@@ -46,12 +57,27 @@ enum class CpuKernel { Auto, BlockSpmv, Mm, Mm2, Mm2s };
 /// in a varying order). Auto: Index, or the faster under Planning::Measure.
 enum class TransposeMethod { Auto, Index, Atomic };
 
-std::string to_string(CpuKernel kernel);
-std::string to_string(TransposeMethod method);
-/// The inverses of to_string; anything else throws shiftop::Error "<what>: expected auto,
-/// block-spmv, mm, mm2 or mm2s, got '<text>'" (`what` names the option, e.g. "--kernel").
-CpuKernel parse_cpu_kernel(std::string_view text, std::string_view what = "kernel");
-TransposeMethod parse_transpose_method(std::string_view text, std::string_view what = "transpose");
+}  // namespace shiftop::circ
+
+template <>
+struct shiftop::EnumNames<shiftop::circ::CpuKernel> {
+  static constexpr std::array<std::pair<circ::CpuKernel, std::string_view>, 5> table{
+      {{circ::CpuKernel::Auto, "auto"},
+       {circ::CpuKernel::BlockSpmv, "block-spmv"},
+       {circ::CpuKernel::Mm, "mm"},
+       {circ::CpuKernel::Mm2, "mm2"},
+       {circ::CpuKernel::Mm2s, "mm2s"}}};
+};
+
+template <>
+struct shiftop::EnumNames<shiftop::circ::TransposeMethod> {
+  static constexpr std::array<std::pair<circ::TransposeMethod, std::string_view>, 3> table{
+      {{circ::TransposeMethod::Auto, "auto"},
+       {circ::TransposeMethod::Index, "index"},
+       {circ::TransposeMethod::Atomic, "atomic"}}};
+};
+
+namespace shiftop::circ {
 
 struct CpuOptions {
   /// OpenMP threads; 0 uses OpenMP's default.

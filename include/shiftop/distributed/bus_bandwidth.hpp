@@ -5,14 +5,27 @@
 // 2(n-1)/n for an all-reduce, 1 for a broadcast and for a reduce.
 #pragma once
 
+#include <array>
 #include <string_view>
+#include <utility>
+
+#include "shiftop/core/enum_names.hpp"
 
 namespace shiftop::distributed {
 
 enum class Collective { Broadcast, Reduce, AllReduce };
 
-/// "broadcast", "reduce", "allreduce".
-std::string_view to_string(Collective collective);
+}  // namespace shiftop::distributed
+
+template <>
+struct shiftop::EnumNames<shiftop::distributed::Collective> {
+  static constexpr std::array<std::pair<distributed::Collective, std::string_view>, 3> table{
+      {{distributed::Collective::Broadcast, "broadcast"},
+       {distributed::Collective::Reduce, "reduce"},
+       {distributed::Collective::AllReduce, "allreduce"}}};
+};
+
+namespace shiftop::distributed {
 
 double bus_bandwidth_factor(Collective collective, int ranks);
 

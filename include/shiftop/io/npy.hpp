@@ -4,12 +4,15 @@
 // Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/shape.hpp"
 
 namespace shiftop::io {
@@ -49,9 +52,22 @@ NpyHeader read_npy_header(const std::string& path);
 NpyArray read_npy(const std::string& path);
 
 /// The element types of the dense matrices that read_npy_matrix reads and write_npy writes.
+/// Named as NumPy names them.
 enum class Element { Float64, Float32, Complex128, Complex64 };
-/// NumPy's name: "float64", "float32", "complex128", "complex64".
-std::string_view to_string(Element element);
+
+}  // namespace shiftop::io
+
+template <>
+struct shiftop::EnumNames<shiftop::io::Element> {
+  static constexpr std::array<std::pair<io::Element, std::string_view>, 4> table{
+      {{io::Element::Float64, "float64"},
+       {io::Element::Float32, "float32"},
+       {io::Element::Complex128, "complex128"},
+       {io::Element::Complex64, "complex64"}}};
+};
+
+namespace shiftop::io {
+
 bool is_complex(Element element);
 bool is_single(Element element);
 

@@ -14,11 +14,13 @@
 // for fits in memory before allocating it (core/available_memory.hpp).
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/shape.hpp"
 #include "shiftop/io/attribute.hpp"
 #include "shiftop/io/file_details.hpp"
@@ -73,6 +75,19 @@ ResolvedSlice resolve_slice(const OperatorSlice& slice, const Shape& full, std::
 
 enum class OperatorFormat { Auto, Shiftop, FFTMatvec, Npy };
 
+}  // namespace shiftop::io
+
+template <>
+struct shiftop::EnumNames<shiftop::io::OperatorFormat> {
+  static constexpr std::array<std::pair<io::OperatorFormat, std::string_view>, 4> table{
+      {{io::OperatorFormat::Auto, "auto"},
+       {io::OperatorFormat::Shiftop, "shiftop"},
+       {io::OperatorFormat::FFTMatvec, "fftmatvec"},
+       {io::OperatorFormat::Npy, "npy"}}};
+};
+
+namespace shiftop::io {
+
 struct OperatorReadOptions {
   OperatorSlice slice{};
   /// Accept NaN and infinity in the kernels instead of refusing them with their location.
@@ -88,7 +103,6 @@ OperatorFormat detect_operator_format(const std::string& path);
 /// The format write_operator picks for Auto: Shiftop for .h5/.hdf5, Npy for .npy, FFTMatvec for
 /// anything else (a directory name).
 OperatorFormat output_operator_format(const std::string& path);
-std::string_view to_string(OperatorFormat format);
 
 /// Reads the slice `options.slice` of the operator at `path`; only that slice is read from disk.
 /// Throws shiftop::Error naming the file and what was expected on any bad input, and before

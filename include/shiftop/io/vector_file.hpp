@@ -11,12 +11,14 @@
 //   * .npy of shape (blocks, Nt) or (nrhs, blocks, Nt), float64 or float32.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/shape.hpp"
 #include "shiftop/io/attribute.hpp"
 #include "shiftop/io/file_details.hpp"
@@ -27,6 +29,27 @@ enum class VectorFormat { Auto, Shiftop, FFTMatvec, Npy };
 
 /// Which side of the operator a vector belongs to: parameters (input of F) or data (output of F).
 enum class VectorSpace { Unknown, Parameter, Data };
+
+}  // namespace shiftop::io
+
+template <>
+struct shiftop::EnumNames<shiftop::io::VectorFormat> {
+  static constexpr std::array<std::pair<io::VectorFormat, std::string_view>, 4> table{
+      {{io::VectorFormat::Auto, "auto"},
+       {io::VectorFormat::Shiftop, "shiftop"},
+       {io::VectorFormat::FFTMatvec, "fftmatvec"},
+       {io::VectorFormat::Npy, "npy"}}};
+};
+
+template <>
+struct shiftop::EnumNames<shiftop::io::VectorSpace> {
+  static constexpr std::array<std::pair<io::VectorSpace, std::string_view>, 3> table{
+      {{io::VectorSpace::Unknown, "unknown"},
+       {io::VectorSpace::Parameter, "parameter"},
+       {io::VectorSpace::Data, "data"}}};
+};
+
+namespace shiftop::io {
 
 struct VectorData {
   index_t nrhs = 1, blocks = 0, nt = 0;
@@ -53,9 +76,6 @@ struct VectorReadOptions {
   /// What accepts them in the caller's words, which the refusal names (as OperatorReadOptions').
   std::string_view allow_nonfinite_name = {};
 };
-
-std::string_view to_string(VectorFormat format);
-std::string_view to_string(VectorSpace space);
 
 /// Npy for a .npy file; for an HDF5 file, FFTMatvec if it has dataset "vec", Shiftop if it has
 /// "vector"; throws shiftop::Error naming what was found otherwise.

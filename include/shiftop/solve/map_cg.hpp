@@ -3,11 +3,14 @@
 // (mixed-precision-block-toeplitz-matvec, section 2.2, eq. 4; Ghattas and Willcox 2021).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/solve/hessian.hpp"
 
 namespace shiftop::solve {
@@ -17,10 +20,15 @@ namespace shiftop::solve {
 /// (circulant_preconditioner.hpp; priors with a circulant spectrum, which also have a precision).
 enum class Preconditioner { Prior, Circulant };
 
-/// "prior" or "circulant".
-std::string_view to_string(Preconditioner preconditioner);
-/// Parses "prior" or "circulant"; throws shiftop::Error naming the accepted words.
-Preconditioner parse_preconditioner(std::string_view text);
+}  // namespace shiftop::solve
+
+template <>
+struct shiftop::EnumNames<shiftop::solve::Preconditioner> {
+  static constexpr std::array<std::pair<solve::Preconditioner, std::string_view>, 2> table{
+      {{solve::Preconditioner::Prior, "prior"}, {solve::Preconditioner::Circulant, "circulant"}}};
+};
+
+namespace shiftop::solve {
 
 struct MapCgOptions {
   /// Stop when sqrt(r.z) / sqrt(r_0.z_0) < tolerance (the residual in the M^{-1}-norm).

@@ -4,19 +4,31 @@
 // made for; C^T is C's exact transpose, so CGLS's theory holds.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shiftop/circ/operator.hpp"
+#include "shiftop/core/enum_names.hpp"
 
 namespace shiftop::solve {
 
 enum class ReconMethod { Mlem, Sirt, Cgls };
-std::string_view to_string(ReconMethod method);
-/// Parses "mlem", "sirt" or "cgls"; throws shiftop::Error naming the accepted words.
-ReconMethod parse_recon_method(std::string_view text);
+
+}  // namespace shiftop::solve
+
+template <>
+struct shiftop::EnumNames<shiftop::solve::ReconMethod> {
+  static constexpr std::array<std::pair<solve::ReconMethod, std::string_view>, 3> table{
+      {{solve::ReconMethod::Mlem, "mlem"},
+       {solve::ReconMethod::Sirt, "sirt"},
+       {solve::ReconMethod::Cgls, "cgls"}}};
+};
+
+namespace shiftop::solve {
 
 /// One iteration's report.
 struct ReconProgress {

@@ -6,14 +6,17 @@
 // identical for any thread count. Matrices are column-major (LAPACK's layout).
 #pragma once
 
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "shiftop/core/backend.hpp"
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/shape.hpp"
 #include "shiftop/svd/progress.hpp"
 #include "shiftop/svd/strategy.hpp"
@@ -40,11 +43,18 @@ enum class Variant {
   FullBlock,      ///< block pairs shortened, the inner Jacobi run to convergence (2.1)
 };
 
-/// "auto", "pointwise", "block-oriented", "full-block".
-std::string to_string(Variant variant);
-/// The inverse of to_string; shiftop::Error naming `what` (the caller's name of the choice: the
-/// tool's "--variant"), the text and the accepted names otherwise.
-Variant parse_variant(std::string_view text, std::string_view what = "variant");
+}  // namespace shiftop::svd
+
+template <>
+struct shiftop::EnumNames<shiftop::svd::Variant> {
+  static constexpr std::array<std::pair<svd::Variant, std::string_view>, 4> table{
+      {{svd::Variant::Auto, "auto"},
+       {svd::Variant::Pointwise, "pointwise"},
+       {svd::Variant::BlockOriented, "block-oriented"},
+       {svd::Variant::FullBlock, "full-block"}}};
+};
+
+namespace shiftop::svd {
 
 struct JacobiOptions {
   bool compute_u = false;

@@ -3,12 +3,15 @@
 // so that the pairs of one step can be processed at the same time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/shape.hpp"
 
 namespace shiftop::svd {
@@ -39,11 +42,18 @@ enum class StrategyKind {
   RowCyclic,
 };
 
-/// "rc-closest-rev", "rc-closest", "modmod", "rc".
-std::string to_string(StrategyKind kind);
-/// The inverse of to_string; shiftop::Error naming `what` (the caller's name of the choice: the
-/// tool's "--strategy"), the text and the accepted names otherwise.
-StrategyKind parse_strategy_kind(std::string_view text, std::string_view what = "strategy");
+}  // namespace shiftop::svd
+
+template <>
+struct shiftop::EnumNames<shiftop::svd::StrategyKind> {
+  static constexpr std::array<std::pair<svd::StrategyKind, std::string_view>, 4> table{
+      {{svd::StrategyKind::ReversedRowCyclicClosest, "rc-closest-rev"},
+       {svd::StrategyKind::RowCyclicClosest, "rc-closest"},
+       {svd::StrategyKind::ModifiedModulus, "modmod"},
+       {svd::StrategyKind::RowCyclic, "rc"}}};
+};
+
+namespace shiftop::svd {
 
 /// A parallel (quasi-)sweep for `order` (block-)columns. Any order >= 1: for the row-cyclic-closest
 /// kinds, an odd order, or an even order whose base 2o is not tabulated (2o > 62), is embedded in

@@ -161,7 +161,8 @@ void CpuEngine<T>::choose(const Options& options) {
     }
     const double time = *std::min_element(seconds.begin(), seconds.end());
     probe.emplace_back(
-        kernel == CpuKernel::Mm2s ? fmt::format("mm2s s={}", width) : to_string(kernel), time);
+        kernel == CpuKernel::Mm2s ? fmt::format("mm2s s={}", width) : std::string(name_of(kernel)),
+        time);
     if (probe.size() == 1 || time < best) {
       best = time;
       chosen = {kernel, width};

@@ -44,7 +44,7 @@ void CudaEngine<T>::choose_transpose() {
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   for (std::size_t m = 0; m < methods.size(); ++m)
-    probe_.emplace_back("transpose=" + to_string(methods[m]), 1e-3 * best[m]);
+    probe_.emplace_back("transpose=" + std::string(name_of(methods[m])), 1e-3 * best[m]);
   transpose_ = best[1] < best[0] ? TransposeMethod::Atomic : TransposeMethod::Index;
 }
 

@@ -107,10 +107,10 @@ void run(const TuneOptions& o) {
                         .on_start = {},
                         .on_point = {}};
   tune.on_start = [](btt::Op op, std::size_t k, std::size_t count) {
-    fmt::print(stderr, "[tune] {:<4} {:2}/{}\n", to_string(op), k + 1, count);
+    fmt::print(stderr, "[tune] {:<4} {:2}/{}\n", name_of(op), k + 1, count);
   };
   tune.on_point = [cuda](btt::Op op, const btt::TunePoint& p) {
-    fmt::print(stderr, "[tune] {:<4} {:<12} {:9.3f} ms  error {:.2e}  ({})\n", to_string(op),
+    fmt::print(stderr, "[tune] {:<4} {:<12} {:9.3f} ms  error {:.2e}  ({})\n", name_of(op),
                p.label(), p.milliseconds, p.relative_error, cuda ? p.gemv_kernel : "cpu");
   };
   fmt::print(stderr, "[tune] kappa(F^) for the error bounds (svd::spectrum)\n");

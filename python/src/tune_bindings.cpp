@@ -33,7 +33,7 @@ nb::dict tune(btt::Plan& plan, std::optional<KernelArray> first_column,
   btt::TuneOptions options;
   options.ops.clear();
   for (const std::string& op : ops)
-    options.ops.push_back(btt::parse_op(op));
+    options.ops.push_back(parse_name<btt::Op>(op, "ops"));
   options.repetitions = repetitions;
   options.kappa = kappa;
   options.threads = threads;
@@ -65,7 +65,8 @@ nb::dict tune(btt::Plan& plan, std::optional<KernelArray> first_column,
     // The input as raw float64 bytes (NumPy: frombuffer), with no array type of its own here.
     entry["input"] = nb::bytes(reinterpret_cast<const char*>(tuning.input.data()),
                                tuning.input.size() * sizeof(double));
-    by_op[nb::str(btt::to_string(tuning.op).data(), btt::to_string(tuning.op).size())] = entry;
+    const std::string_view name = name_of(tuning.op);
+    by_op[nb::str(name.data(), name.size())] = entry;
   }
   out["ops"] = by_op;
   return out;

@@ -134,7 +134,7 @@ OpTuning tune_op(Plan& plan, Op op, double kappa, bool gpu, const TuneOptions& o
                     .error_bound = precision_error_bound(config, s, op, kappa),
                     .pareto = false};
     require(std::isfinite(point.relative_error),
-            "tune: {} in {} gave a non-finite result (overflow in FP32?)", to_string(op),
+            "tune: {} in {} gave a non-finite result (overflow in FP32?)", name_of(op),
             point.label());
     if (options.on_point) options.on_point(op, point);
     tuning.points.push_back(std::move(point));
@@ -159,7 +159,7 @@ OpTuning tune_op(Plan& plan, Op op, double kappa, bool gpu, const TuneOptions& o
 
 double precision_error_bound(const PrecisionConfig& p, const Shape& shape, Op op, double kappa) {
   require(op == Op::F || op == Op::Fadj, "precision_error_bound: eq. (6) bounds F and Fadj, not {}",
-          to_string(op));
+          name_of(op));
   require(kappa >= 1, "precision_error_bound: kappa(F^) must be at least 1, got {}", kappa);
   const auto eps = [&](Phase phase) { return epsilon(p[phase]); };
   const auto rounds = [&](Phase phase) { return p[phase] == Precision::Single ? 1.0 : 0.0; };
@@ -187,7 +187,7 @@ TuneResult tune_precision(Plan& plan, std::span<const double> first_column,
   require(!options.ops.empty(), "tune_precision: no operation to tune");
   for (Op op : options.ops)
     require(op == Op::F || op == Op::Fadj, "tune_precision: expected F or Fadj, got {}",
-            to_string(op));
+            name_of(op));
   require(options.repetitions >= 1, "tune_precision: expected at least 1 repetition, got {}",
           options.repetitions);
   require(options.kappa == 0 || options.kappa >= 1,

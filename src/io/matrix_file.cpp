@@ -184,9 +184,9 @@ void require_holds(Element stored, std::string_view path) {
   if (holds<T>(stored)) return;
   if (is_complex(stored) && !kComplex<T>)
     fail("{}: holds {} values, which have no real reading as {}: expected a real matrix", path,
-         to_string(stored), to_string(kElement<T>));
-  fail("{}: holds {} values, which {} would round: expected {}", path, to_string(stored),
-       to_string(kElement<T>), kComplex<T> ? "complex64 or float32" : "float32");
+         name_of(stored), name_of(kElement<T>));
+  fail("{}: holds {} values, which {} would round: expected {}", path, name_of(stored),
+       name_of(kElement<T>), kComplex<T> ? "complex64 or float32" : "float32");
 }
 
 void require_finite(const DenseMatrix& a, std::string_view path) {

@@ -70,7 +70,7 @@ TEST_P(TunePrecision, ErrorsMatchFreshPlansAndStayUnderTheBound) {
         testing::dense_apply(dense, s.nd * s.nt, s.nm * s.nt, op == Op::Fadj, tuning.input, 1);
     for (std::size_t k = 0; k < configs.size(); ++k) {
       const TunePoint& p = tuning.points[k];
-      SCOPED_TRACE(fmt::format("{} {}", to_string(op), p.precision));
+      SCOPED_TRACE(fmt::format("{} {}", name_of(op), p.precision));
       EXPECT_EQ(p.precision, configs[k].str());
       EXPECT_TRUE(p.gemv_kernel.empty());
       EXPECT_GT(p.milliseconds, 0);

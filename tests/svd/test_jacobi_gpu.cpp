@@ -325,7 +325,7 @@ TEST_F(GpuRelativeAccuracy, GradedTo24DecadesBothOrders) {
             const std::string where =
                 std::to_string(n) + (grading == Grading::Rows ? " D B " : " B D ") +
                 std::to_string(decades) + (transposed ? " transposed, " : ", ") +
-                shiftop::name_of(strategy);
+                std::string(shiftop::name_of(strategy));
             const auto r = on_gpu(transposed ? shiftop::testing::transpose(a, n, n) : a, 1, n, n, n,
                                   n * n, options);
             EXPECT_TRUE(r.stats[0].converged) << where;

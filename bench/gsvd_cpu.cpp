@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "shiftop/core/error.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "support/prescribed_gsvd.hpp"
 
 namespace {

@@ -12,8 +12,8 @@
 // --model heat|wave instead: the Nt + 1 frequency pairs (F^[w], R^[w]), w = 0..Nt, of the p2o map
 // of models/heat2d.hpp or wave2d.hpp (--grid points per side, --nd sensors, --nm sources, --nt
 // steps; default layouts), F^[w] = sum_t F_t exp(-2 pi i w t / L), L = 2 Nt (a direct DFT of the
-// kernels, in double), R^[w] = solve::Regulariser{mass 1, first time derivative}.symbol(w, L)
-// (2 Nm x Nm): the pairs of solve::RegularizationPath. No prescribed values there: the errors are
+// kernels, in double), R^[w] = inverse::Regulariser{mass 1, first time derivative}.symbol(w, L)
+// (2 Nm x Nm): the pairs of inverse::RegularizationPath. No prescribed values there: the errors are
 // the relative differences of the first min(Nd, Nm) values (F^[w] has rank <= Nd) against LAPACK's
 // (or, without it, the CPU's).
 #include <lapacke.h>
@@ -35,8 +35,8 @@
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/models/heat2d.hpp"
 #include "shiftop/models/wave2d.hpp"
-#include "shiftop/solve/regpath.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/inverse/regpath.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "support/prescribed_gsvd.hpp"
 
 namespace {
@@ -79,7 +79,7 @@ Pairs<std::complex<double>> model_pairs(Config& c) {
           ? shiftop::models::Heat2d::with_default_layout(c.grid, c.nm, c.nd, c.nt).kernels()
           : shiftop::models::Wave2d::with_default_layout(c.grid, c.nm, c.nd, c.nt).kernels();
   const index_t nd = c.nd, nm = c.nm, nt = c.nt, period = 2 * nt;
-  shiftop::solve::Regulariser regulariser;
+  shiftop::inverse::Regulariser regulariser;
   regulariser.mass = 1;
   regulariser.time_derivative = 1;
   c.batch = nt + 1;

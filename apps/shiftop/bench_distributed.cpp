@@ -30,7 +30,7 @@
 #include "shiftop/core/timer.hpp"
 #include "shiftop/distributed/bus_bandwidth.hpp"
 #include "shiftop/distributed/collective_check.hpp"
-#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::app {

@@ -1,7 +1,7 @@
 // `shiftop ct-recon`: a CT reconstruction end to end on the ct2d scanner
 // (include/shiftop/models/ct2d.hpp): the system matrix C (traced, or read from a circulant file
 // made by `shiftop model ct2d` with the same geometry), the Shepp-Logan phantom's sinogram C x,
-// optional Poisson noise, and MLEM, SIRT or CGLS (include/shiftop/solve/reconstruct.hpp) with one
+// optional Poisson noise, and MLEM, SIRT or CGLS (include/shiftop/circ/reconstruct.hpp) with one
 // progress line per iteration; the polar image as .npy (rings x sectors) and, optionally, a
 // Cartesian PNG and a JSON summary with the history.
 #include <fmt/core.h>
@@ -27,7 +27,7 @@
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/png.hpp"
 #include "shiftop/models/ct2d.hpp"
-#include "shiftop/solve/reconstruct.hpp"
+#include "shiftop/circ/reconstruct.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -100,11 +100,11 @@ void run(const CtReconOptions& o) {
              o.counts ? fmt::format(", Poisson noise at {} counts (seed {})", *o.counts, o.seed)
                       : std::string(", noiseless"));
 
-  solve::ReconOptions recon;
+  circ::ReconOptions recon;
   recon.iterations = o.iterations;
-  const solve::ReconMethod method = parse_name<solve::ReconMethod>(o.method, "--method");
-  recon.progress = [method](const solve::ReconProgress& p) {
-    const std::string nll = method == solve::ReconMethod::Mlem
+  const circ::ReconMethod method = parse_name<circ::ReconMethod>(o.method, "--method");
+  recon.progress = [method](const circ::ReconProgress& p) {
+    const std::string nll = method == circ::ReconMethod::Mlem
                                 ? fmt::format("{:.9e}", p.neg_log_likelihood)
                                 : std::string("-");
     fmt::print("iteration {:4d}  relative residual {:.6e}  NLL {}  {:.3f} s\n", p.iteration,
@@ -112,10 +112,10 @@ void run(const CtReconOptions& o) {
     std::fflush(stdout);
   };
   const std::span<const T> b(sinogram);
-  const solve::ReconResult<T> result = method == solve::ReconMethod::Mlem ? solve::mlem(c, b, recon)
-                                       : method == solve::ReconMethod::Sirt
-                                           ? solve::sirt(c, b, recon)
-                                           : solve::cgls(c, b, recon);
+  const circ::ReconResult<T> result = method == circ::ReconMethod::Mlem ? circ::mlem(c, b, recon)
+                                       : method == circ::ReconMethod::Sirt
+                                           ? circ::sirt(c, b, recon)
+                                           : circ::cgls(c, b, recon);
   const double recon_seconds = watch.lap();
 
   double diff = 0, norm = 0;
@@ -142,7 +142,7 @@ void run(const CtReconOptions& o) {
       recon_seconds);
   if (o.json.empty()) return;
   nlohmann::ordered_json history = nlohmann::ordered_json::array();
-  for (const solve::ReconProgress& p : result.history)
+  for (const circ::ReconProgress& p : result.history)
     history.push_back({{"iteration", p.iteration},
                        {"relative_residual", p.relative_residual},
                        {"neg_log_likelihood", p.neg_log_likelihood},
@@ -229,7 +229,7 @@ void add_ct_recon_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision,
                   "float32 or float64 (default: the --operator file's, else float32)")
       ->check(CLI::IsMember({"float32", "float64"}));
-  add_choice_option<solve::ReconMethod>(cmd, "--method", o->method, "{}");
+  add_choice_option<circ::ReconMethod>(cmd, "--method", o->method, "{}");
   add_count_option(cmd, "--iterations", o->iterations, "iterations (one C and one C^T each)");
   cmd->add_option("--counts", o->counts,
                   "Poisson noise: counts per unit line integral (default: noiseless)");

@@ -1,5 +1,5 @@
 // `shiftop gsvd`: the generalized SVD of a pair of dense matrices F, G (same columns, G of full
-// column rank) from .npy or HDF5 by the implicit Hari-Zimmermann method (shiftop/svd/gsvd.hpp, on
+// column rank) from .npy or HDF5 by the implicit Hari-Zimmermann method (shiftop/gsvd/gsvd.hpp, on
 // the backend --backend names), in FP64:
 // float32 inputs are promoted, complex ones computed in complex128. Writes the generalized
 // singular values sigma_f / sigma_g (nonincreasing) and, with --vectors, U, V, X, sigma_f, sigma_g.
@@ -18,7 +18,7 @@
 #include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/io/matrix_file.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "sweep_progress.hpp"
 
 namespace shiftop::app {

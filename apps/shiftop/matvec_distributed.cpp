@@ -16,9 +16,9 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/distributed/collective_check.hpp"
-#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/mpi_check.hpp"
-#include "shiftop/distributed/read_distributed_plan.hpp"
+#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::app {

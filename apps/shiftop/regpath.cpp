@@ -1,5 +1,5 @@
 // `shiftop regpath`: the Tikhonov regularisation path of d = F m for many weights alpha at once
-// (shiftop/solve/regpath.hpp: the GSVD of every frequency pair of the circulant embedding; with
+// (shiftop/inverse/regpath.hpp: the GSVD of every frequency pair of the circulant embedding; with
 // --backend cuda the GSVDs on a GPU), the residual norm, seminorm and GCV per alpha as a table or
 // JSON, the alpha chosen by GCV or the L-curve corner, its solution written as a vector file, and
 // the L-curve + GCV plot (python -m shiftop.plot regpath, python_plotter.hpp).
@@ -24,7 +24,7 @@
 #include "shiftop/io/matrix_file.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
-#include "shiftop/solve/regpath.hpp"
+#include "shiftop/inverse/regpath.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -198,7 +198,7 @@ void run(const RegPathOptions& o) {
     require(std::isfinite(d.values[k]),
             "DATA {}: value {} (block {}, step {}) is {}: expected finite numbers", o.data_path, k,
             static_cast<index_t>(k) / shape.nt, static_cast<index_t>(k) % shape.nt, d.values[k]);
-  solve::Regulariser regulariser;
+  inverse::Regulariser regulariser;
   regulariser.mass = o.mass;
   regulariser.time_derivative = o.reg == "dt1" ? 1 : o.reg == "dt2" ? 2 : 0;
   regulariser.time_weight = o.time_weight;
@@ -206,20 +206,20 @@ void run(const RegPathOptions& o) {
   if (!o.laplacian.empty()) regulariser.laplacian = read_laplacian(o.laplacian, shape.nm);
   const double read_seconds = watch.lap();
 
-  solve::RegPathOptions options;
+  inverse::RegPathOptions options;
   options.threads = o.threads;
   options.backend = backend;
   options.gpu.device = o.device;
   stage(
       fmt::format("F^ and the GSVDs of {} frequency pairs ({} backend)", shape.nt + 1, o.backend));
-  const solve::RegularizationPath path(op.first_column, op.first_row, shape, regulariser, d.values,
+  const inverse::RegularizationPath path(op.first_column, op.first_row, shape, regulariser, d.values,
                                        options);
   const double gsvd_seconds = watch.lap();
   if (alphas.empty()) alphas = path.default_alphas();
   stage(fmt::format("the path at {} alphas", alphas.size()));
-  const std::vector<solve::PathPoint> points = path.evaluate(alphas);
-  const std::size_t by_gcv = solve::gcv_choice(points);
-  const std::size_t by_lcurve = solve::lcurve_corner(points);
+  const std::vector<inverse::PathPoint> points = path.evaluate(alphas);
+  const std::size_t by_gcv = inverse::gcv_choice(points);
+  const std::size_t by_lcurve = inverse::lcurve_corner(points);
   const std::size_t chosen = o.choose == "gcv" ? by_gcv : by_lcurve;
   const double alpha = points[chosen].alpha;
   const bool at_end = at_grid_end(chosen, points.size(), o.choose == "lcurve");
@@ -252,7 +252,7 @@ void run(const RegPathOptions& o) {
                                 {"gcv", nlohmann::ordered_json::array()},
                                 {"gcv_choice", by_gcv},
                                 {"lcurve_corner", by_lcurve}};
-  for (const solve::PathPoint& p : points) {
+  for (const inverse::PathPoint& p : points) {
     curves["alphas"].push_back(p.alpha);
     curves["residual_norms"].push_back(p.residual_norm);
     curves["seminorms"].push_back(p.seminorm);
@@ -296,7 +296,7 @@ void run(const RegPathOptions& o) {
   fmt::print("), GSVDs of {} frequency pairs in {:.3g} s\n", shape.nt + 1, gsvd_seconds);
   fmt::print("  {:>12}  {:>12}  {:>12}  {:>12}\n", "alpha", "residual", "seminorm", "GCV");
   for (std::size_t k = 0; k < points.size(); ++k) {
-    const solve::PathPoint& p = points[k];
+    const inverse::PathPoint& p = points[k];
     std::string mark;
     if (k == by_gcv) mark += " <- GCV";
     if (k == by_lcurve) mark += " <- L-curve";

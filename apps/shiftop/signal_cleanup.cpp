@@ -13,7 +13,7 @@ namespace {
 
 pthread_t cleanup_thread;
 
-// Threads that libraries start before main (OpenBLAS's pool, linked for the solve layer's LAPACK
+// Threads that libraries start before main (OpenBLAS's pool, linked for the inverse layer's LAPACK
 // and BLAS calls) do not inherit main's blocked mask, so the kernel may deliver a process-directed
 // SIGINT to one of them, and its default action would end the process before the temporaries are
 // removed. This handler runs only in such threads and hands the signal on to the cleanup thread

@@ -1,9 +1,9 @@
 // `shiftop solve`: the MAP point of the linear Gaussian inverse problem d = F m + e,
 // e ~ N(0, Gamma_noise), m ~ N(m_prior, Gamma_prior) (mixed-precision-block-toeplitz-matvec,
 // section 2.2, eq. 4), by preconditioned conjugate gradients on the Hessian
-// (shiftop/solve/map_cg.hpp), with the prior or the circulant approximation as preconditioner,
+// (shiftop/inverse/map_cg.hpp), with the prior or the circulant approximation as preconditioner,
 // or (--method dense) from the Cholesky factor of the data-space Hessian
-// (shiftop/solve/data_space_hessian.hpp).
+// (shiftop/inverse/data_space_hessian.hpp).
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -25,8 +25,8 @@
 #include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
-#include "shiftop/solve/data_space_hessian.hpp"
-#include "shiftop/solve/map_cg.hpp"
+#include "shiftop/inverse/data_space_hessian.hpp"
+#include "shiftop/inverse/map_cg.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -54,7 +54,7 @@ std::vector<double> read_one_vector(const std::string& path, const std::string& 
   return std::move(v.values);
 }
 
-std::shared_ptr<solve::Prior> make_prior(const SolveOptions& o, const Shape& shape,
+std::shared_ptr<inverse::Prior> make_prior(const SolveOptions& o, const Shape& shape,
                                          const btt::PlanOptions& plan_options) {
   require(std::isfinite(o.prior_variance) && o.prior_variance > 0,
           "--prior-variance: expected a positive number, got {}", o.prior_variance);
@@ -63,13 +63,13 @@ std::shared_ptr<solve::Prior> make_prior(const SolveOptions& o, const Shape& sha
     require(o.correlation_steps == 0 && o.prior_kernels.empty(),
             "--prior diagonal takes --prior-variance only (not --correlation-steps or "
             "--prior-kernels)");
-    return std::make_shared<solve::DiagonalPrior>(variances, shape.nt);
+    return std::make_shared<inverse::DiagonalPrior>(variances, shape.nt);
   }
   if (o.prior == "smoothing") {
     require(o.correlation_steps > 0,
             "--prior smoothing needs --correlation-steps, a positive number of time steps");
     require(o.prior_kernels.empty(), "--prior smoothing does not take --prior-kernels");
-    return std::make_shared<solve::TimeSmoothingPrior>(variances, o.correlation_steps, shape.nt,
+    return std::make_shared<inverse::TimeSmoothingPrior>(variances, o.correlation_steps, shape.nt,
                                                        plan_options);
   }
   require(!o.prior_kernels.empty(),
@@ -80,7 +80,7 @@ std::shared_ptr<solve::Prior> make_prior(const SolveOptions& o, const Shape& sha
           "--prior-kernels {}: expected the first block column of shape (Nm={}, Nm={}, Nt={}), "
           "got {}",
           o.prior_kernels, shape.nm, shape.nm, shape.nt, kernels.shape.str());
-  return std::make_shared<solve::KernelPrior>(kernels.first_column, kernels.shape, plan_options);
+  return std::make_shared<inverse::KernelPrior>(kernels.first_column, kernels.shape, plan_options);
 }
 
 // The MAP point and how it was found: CG's iterations and residual history (none for the dense
@@ -94,14 +94,14 @@ struct Solution {
 };
 
 Solution solve_by_cg(const SolveOptions& o, std::shared_ptr<btt::Plan> plan,
-                     const solve::GaussianNoise& noise, std::shared_ptr<solve::Prior> prior,
+                     const inverse::GaussianNoise& noise, std::shared_ptr<inverse::Prior> prior,
                      const std::vector<double>& d, const std::vector<double>& m_prior,
                      bool show_progress) {
-  solve::Hessian hessian(std::move(plan), noise, std::move(prior));
-  solve::MapCgOptions options;
+  inverse::Hessian hessian(std::move(plan), noise, std::move(prior));
+  inverse::MapCgOptions options;
   options.tolerance = o.tolerance;
   options.max_iterations = o.max_iterations;
-  options.preconditioner = parse_name<solve::Preconditioner>(o.preconditioner, "--preconditioner");
+  options.preconditioner = parse_name<inverse::Preconditioner>(o.preconditioner, "--preconditioner");
   options.threads = o.threads;
   if (show_progress) {
     options.progress = [](index_t iteration, double residual) {
@@ -109,7 +109,7 @@ Solution solve_by_cg(const SolveOptions& o, std::shared_ptr<btt::Plan> plan,
       std::fflush(stderr);
     };
   }
-  solve::MapCgResult result = solve::map_cg(hessian, d, m_prior, options);
+  inverse::MapCgResult result = inverse::map_cg(hessian, d, m_prior, options);
   if (show_progress && result.iterations > 0) fmt::print(stderr, "\n");
   return {std::move(result.m), result.iterations, std::move(result.residual_history),
           result.converged,
@@ -118,21 +118,21 @@ Solution solve_by_cg(const SolveOptions& o, std::shared_ptr<btt::Plan> plan,
 }
 
 // m_map = m_prior + Gamma_prior F* K^-1 (d - F m_prior) with K = Gamma_noise + F Gamma_prior F*
-// assembled and factored (shiftop/solve/data_space_hessian.hpp).
-Solution solve_dense(std::shared_ptr<btt::Plan> plan, const solve::GaussianNoise& noise,
-                     std::shared_ptr<solve::Prior> prior, const std::vector<double>& d,
+// assembled and factored (shiftop/inverse/data_space_hessian.hpp).
+Solution solve_dense(std::shared_ptr<btt::Plan> plan, const inverse::GaussianNoise& noise,
+                     std::shared_ptr<inverse::Prior> prior, const std::vector<double>& d,
                      const std::vector<double>& m_prior, bool show_progress) {
-  solve::DataSpaceHessianOptions options;
+  inverse::DataSpaceHessianOptions options;
   options.prior_mean = m_prior;
   if (show_progress) {
-    options.progress = [](const solve::DataSpaceProgress& p) {
+    options.progress = [](const inverse::DataSpaceProgress& p) {
       fmt::print(stderr, "\r{}: {} of {} columns", p.stage, p.done, p.total);
       std::fflush(stderr);
     };
   }
   const Shape shape = plan->shape();
   Stopwatch watch;
-  const solve::DataSpaceHessian hessian(std::move(plan), noise, std::move(prior), options);
+  const inverse::DataSpaceHessian hessian(std::move(plan), noise, std::move(prior), options);
   if (show_progress) fmt::print(stderr, "\n");
   watch.lap();
   Solution solution;
@@ -202,8 +202,8 @@ void run(const SolveOptions& o) {
       a.triangular ? btt::Plan::create(a.first_column, shape, plan_options)
                    : btt::Plan::create_general(a.first_column, a.first_row, shape, plan_options));
   const double variance = o.noise_variance ? *o.noise_variance : *o.noise_std * *o.noise_std;
-  const solve::GaussianNoise noise(std::vector<double>(shape.nd, variance), shape.nt);
-  const std::shared_ptr<solve::Prior> prior = make_prior(o, shape, plan_options);
+  const inverse::GaussianNoise noise(std::vector<double>(shape.nd, variance), shape.nt);
+  const std::shared_ptr<inverse::Prior> prior = make_prior(o, shape, plan_options);
   const double plan_seconds = watch.lap();
   const bool show_progress = o.progress || isatty(STDERR_FILENO) != 0;
 
@@ -299,7 +299,7 @@ void add_solve_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"cg", "dense"}));
   const std::vector<CLI::Option*> cg_options{
-      add_choice_option<solve::Preconditioner>(cmd, "--preconditioner", o->preconditioner,
+      add_choice_option<inverse::Preconditioner>(cmd, "--preconditioner", o->preconditioner,
                                                "cg: {}"),
       cmd->add_option("--tol", o->tolerance,
                       "cg: relative residual (preconditioner norm) to stop at")

@@ -25,7 +25,7 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/circulant_file.hpp"
 #include "shiftop/models/ct2d.hpp"
-#include "shiftop/solve/reconstruct.hpp"
+#include "shiftop/circ/reconstruct.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -136,21 +136,21 @@ template <class T, class Method>
 std::pair<nb::ndarray<nb::numpy, T, nb::ndim<1>>, History> reconstruct(
     Method method, circ::Operator<T>& c, Values<T> sinogram, int iterations, nb::object progress) {
   require(iterations >= 0, "iterations {}: expected a non-negative count", iterations);
-  solve::ReconOptions o{.iterations = iterations, .progress = {}};
+  circ::ReconOptions o{.iterations = iterations, .progress = {}};
   if (!progress.is_none())
     // A handle, not an object: copies of the callback made with the GIL released must not
     // touch the reference count; `progress` outlives the call.
-    o.progress = [callback = nb::handle(progress)](const solve::ReconProgress& p) {
+    o.progress = [callback = nb::handle(progress)](const circ::ReconProgress& p) {
       nb::gil_scoped_acquire locked;
       callback(p.iteration, p.relative_residual, p.neg_log_likelihood, p.seconds);
     };
-  solve::ReconResult<T> result;
+  circ::ReconResult<T> result;
   {
     nb::gil_scoped_release unlocked;
     result = method(c, std::span<const T>(sinogram.data(), sinogram.size()), o);
   }
   History history;
-  for (const solve::ReconProgress& p : result.history)
+  for (const circ::ReconProgress& p : result.history)
     history.emplace_back(p.iteration, p.relative_residual, p.neg_log_likelihood, p.seconds);
   return {owned(std::move(result.image)), std::move(history)};
 }
@@ -257,17 +257,17 @@ void bind_operator_type(nb::module_& m, const char* name, const char* suffix) {
         "geometry"_a, "(indptr, indices, data) of the scanner's first block row A.");
   m.def(("mlem_" + suffix_text).c_str(),
         [](Op& c, Values<T> b, int iterations, nb::object p) {
-          return reconstruct<T>(&solve::mlem<T>, c, b, iterations, std::move(p));
+          return reconstruct<T>(&circ::mlem<T>, c, b, iterations, std::move(p));
         },
         "c"_a, "sinogram"_a.noconvert(), "iterations"_a, "progress"_a.none());
   m.def(("sirt_" + suffix_text).c_str(),
         [](Op& c, Values<T> b, int iterations, nb::object p) {
-          return reconstruct<T>(&solve::sirt<T>, c, b, iterations, std::move(p));
+          return reconstruct<T>(&circ::sirt<T>, c, b, iterations, std::move(p));
         },
         "c"_a, "sinogram"_a.noconvert(), "iterations"_a, "progress"_a.none());
   m.def(("cgls_" + suffix_text).c_str(),
         [](Op& c, Values<T> b, int iterations, nb::object p) {
-          return reconstruct<T>(&solve::cgls<T>, c, b, iterations, std::move(p));
+          return reconstruct<T>(&circ::cgls<T>, c, b, iterations, std::move(p));
         },
         "c"_a, "sinogram"_a.noconvert(), "iterations"_a, "progress"_a.none());
 }

@@ -1,5 +1,5 @@
 // shiftop._core.DataSpaceHessian: the dense data-space Hessian K = Gamma_noise + F Gamma_prior F*
-// with its Cholesky factor (include/shiftop/solve/data_space_hessian.hpp), the offline/online
+// with its Cholesky factor (include/shiftop/inverse/data_space_hessian.hpp), the offline/online
 // split of the linear Gaussian inverse problem. Arrays are C-contiguous float64 NumPy arrays in
 // SOTI order; python/shiftop/data_space.py does the NumPy-side casts and shapes. Work runs with
 // the GIL released; the progress callback takes it back.
@@ -20,7 +20,7 @@
 #include "bindings.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/solve/data_space_hessian.hpp"
+#include "shiftop/inverse/data_space_hessian.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -28,7 +28,7 @@ using namespace nb::literals;
 namespace shiftop::python {
 namespace {
 
-using solve::DataSpaceHessian;
+using inverse::DataSpaceHessian;
 using Input = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
 using Output = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
 using Progress = std::function<void(const std::string&, index_t, index_t)>;
@@ -49,16 +49,16 @@ nb::ndarray<nb::numpy, double> owned_array(std::vector<double>&& values,
 }
 
 void construct(DataSpaceHessian* self, std::shared_ptr<btt::Plan> plan,
-               const solve::GaussianNoise& noise, std::shared_ptr<solve::Prior> prior,
+               const inverse::GaussianNoise& noise, std::shared_ptr<inverse::Prior> prior,
                std::shared_ptr<btt::Plan> qoi, const Input& prior_mean, index_t rhs_per_apply,
                int device, Progress progress) {
-  solve::DataSpaceHessianOptions options;
+  inverse::DataSpaceHessianOptions options;
   options.rhs_per_apply = rhs_per_apply;
   options.prior_mean.assign(prior_mean.data(), prior_mean.data() + prior_mean.size());
   options.qoi = std::move(qoi);
   options.device = device;
   if (progress) {
-    options.progress = [progress](const solve::DataSpaceProgress& p) {
+    options.progress = [progress](const inverse::DataSpaceProgress& p) {
       nb::gil_scoped_acquire locked;
       progress(std::string(p.stage), p.done, p.total);
     };
@@ -67,12 +67,12 @@ void construct(DataSpaceHessian* self, std::shared_ptr<btt::Plan> plan,
   new (self) DataSpaceHessian(std::move(plan), noise, std::move(prior), std::move(options));
 }
 
-std::vector<solve::ParameterIndex> parameter_indices(const std::vector<index_t>& blocks,
+std::vector<inverse::ParameterIndex> parameter_indices(const std::vector<index_t>& blocks,
                                                      const std::vector<index_t>& steps) {
   require(blocks.size() == steps.size(),
           "posterior_variance: {} blocks but {} time steps; expected one of each per entry",
           blocks.size(), steps.size());
-  std::vector<solve::ParameterIndex> indices(blocks.size());
+  std::vector<inverse::ParameterIndex> indices(blocks.size());
   for (std::size_t k = 0; k < blocks.size(); ++k)
     indices[k] = {blocks[k], steps[k]};
   return indices;
@@ -160,7 +160,7 @@ void bind_data_space(nb::module_& m) {
           "d"_a, "xi_parameter"_a, "xi_data"_a, "samples"_a, "count"_a)
       .def_static(
           "time_assembly",
-          [](const std::shared_ptr<btt::Plan>& plan, const solve::Prior& prior, index_t columns,
+          [](const std::shared_ptr<btt::Plan>& plan, const inverse::Prior& prior, index_t columns,
              index_t rhs_per_apply, int device) {
             nb::gil_scoped_release unlocked;
             return DataSpaceHessian::time_assembly(plan, prior, columns, rhs_per_apply, {}, device);

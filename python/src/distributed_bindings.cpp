@@ -22,10 +22,10 @@
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/grid_choice.hpp"
-#include "shiftop/distributed/read_distributed_plan.hpp"
+#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 
 namespace nb = nanobind;

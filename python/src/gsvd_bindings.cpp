@@ -1,6 +1,6 @@
 // shiftop._core.gsvd_batched and RegularizationPath: the implicit Hari-Zimmermann GSVD of a batch
 // of pairs (svd/gsvd.hpp, on the CPU or a GPU) and the Tikhonov regularisation path of a
-// block Toeplitz problem (solve/regpath.hpp), with the GIL released. python/shiftop/gsvd.py and
+// block Toeplitz problem (inverse/regpath.hpp), with the GIL released. python/shiftop/gsvd.py and
 // python/shiftop/regpath.py wrap them as shiftop.gsvd() and shiftop.regpath().
 //
 // Layout: the NumPy batches F (batch, m, n) and G (batch, p, n) are read in place when each matrix
@@ -30,8 +30,8 @@
 #include "result_arrays.hpp"
 #include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/solve/regpath.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/inverse/regpath.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "sweep_callback.hpp"
 
@@ -214,13 +214,13 @@ class PyRegPath {
               shape.str(), first_row->shape(0), first_row->shape(1), first_row->shape(2));
       row = {first_row->data(), first_row->size()};
     }
-    solve::Regulariser reg;
+    inverse::Regulariser reg;
     reg.mass = mass;
     reg.time_derivative = time_derivative;
     reg.time_weight = time_weight;
     reg.space_weight = space_weight;
     if (laplacian) reg.laplacian.assign(laplacian->data(), laplacian->data() + laplacian->size());
-    solve::RegPathOptions options;
+    inverse::RegPathOptions options;
     options.threads = threads;
     options.gsvd = gsvd_options(true, variant, strategy, 0, threads, 0);
     if (device) {
@@ -229,13 +229,13 @@ class PyRegPath {
     }
     nb::gil_scoped_release unlocked;
     const CurrentDevice restore;
-    path_ = std::make_unique<solve::RegularizationPath>(
+    path_ = std::make_unique<inverse::RegularizationPath>(
         std::span<const double>(first_column.data(), first_column.size()), row, shape, reg,
         std::span<const double>(data.data(), data.size()), options);
   }
 
   nb::dict evaluate(const VectorArray& alphas) const {
-    std::vector<solve::PathPoint> points;
+    std::vector<inverse::PathPoint> points;
     {
       nb::gil_scoped_release unlocked;
       points = path_->evaluate({alphas.data(), alphas.size()});
@@ -254,8 +254,8 @@ class PyRegPath {
     out["seminorms"] = owned_array<double, 1>(std::move(seminorm), {k});
     out["gcv"] = owned_array<double, 1>(std::move(gcv), {k});
     if (k > 0) {
-      out["gcv_choice"] = solve::gcv_choice(points);
-      out["lcurve_corner"] = solve::lcurve_corner(points);
+      out["gcv_choice"] = inverse::gcv_choice(points);
+      out["lcurve_corner"] = inverse::lcurve_corner(points);
     }
     return out;
   }
@@ -291,7 +291,7 @@ class PyRegPath {
   }
 
  private:
-  std::unique_ptr<solve::RegularizationPath> path_;
+  std::unique_ptr<inverse::RegularizationPath> path_;
 };
 
 }  // namespace
@@ -300,7 +300,7 @@ void bind_gsvd(nb::module_& m) {
   def_gsvd_batched<double>(m);
   def_gsvd_batched<std::complex<double>>(m);
   nb::class_<PyRegPath>(m, "RegularizationPath",
-                        "The circulant-embedded Tikhonov path (solve/regpath.hpp). Use "
+                        "The circulant-embedded Tikhonov path (inverse/regpath.hpp). Use "
                         "shiftop.regpath().")
       .def(nb::init<const KernelArray&, const std::optional<KernelArray>&, const MatrixArray&,
                     double, int, double, const std::optional<MatrixArray>&, double, int,

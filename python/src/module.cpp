@@ -10,7 +10,7 @@
 #include "shiftop/core/enum_names.hpp"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/core/threads.hpp"
-#include "shiftop/solve/map_cg.hpp"
+#include "shiftop/inverse/map_cg.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/strategy.hpp"
 
@@ -48,7 +48,7 @@ NB_MODULE(_core, m) {
   enum_names["transpose"] = names<shiftop::circ::TransposeMethod>();
   enum_names["variant"] = names<shiftop::svd::Variant>();
   enum_names["strategy"] = names<shiftop::svd::StrategyKind>();
-  enum_names["preconditioner"] = names<shiftop::solve::Preconditioner>();
+  enum_names["preconditioner"] = names<shiftop::inverse::Preconditioner>();
   m.attr("enum_names") = enum_names;
   shiftop::python::bind_operator(m);
   shiftop::python::bind_device(m);

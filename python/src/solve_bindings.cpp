@@ -22,10 +22,10 @@
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/solve/hessian.hpp"
-#include "shiftop/solve/map_cg.hpp"
-#include "shiftop/solve/noise.hpp"
-#include "shiftop/solve/prior.hpp"
+#include "shiftop/inverse/hessian.hpp"
+#include "shiftop/inverse/map_cg.hpp"
+#include "shiftop/inverse/noise.hpp"
+#include "shiftop/inverse/prior.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -33,8 +33,8 @@ using namespace nb::literals;
 namespace shiftop::python {
 namespace {
 
-using solve::GaussianNoise;
-using solve::Prior;
+using inverse::GaussianNoise;
+using inverse::Prior;
 using Input = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
 using Output = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
 using Kernels = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
@@ -76,13 +76,13 @@ nb::ndarray<nb::numpy, double> owned_array(std::vector<double>&& values) {
   return nb::ndarray<nb::numpy, double>(owner->data(), 1, &size, free);
 }
 
-nb::dict map_cg(solve::Hessian& hessian, const Input& data, const Input& prior_mean,
+nb::dict map_cg(inverse::Hessian& hessian, const Input& data, const Input& prior_mean,
                 double tolerance, index_t max_iterations, const std::string& preconditioner,
                 std::function<void(index_t, double)> callback, int threads) {
-  solve::MapCgOptions options;
+  inverse::MapCgOptions options;
   options.tolerance = tolerance;
   options.max_iterations = max_iterations;
-  options.preconditioner = parse_name<solve::Preconditioner>(preconditioner, "preconditioner");
+  options.preconditioner = parse_name<inverse::Preconditioner>(preconditioner, "preconditioner");
   options.threads = threads;
   if (callback) {
     options.progress = [&callback](index_t iteration, double residual) {
@@ -90,10 +90,10 @@ nb::dict map_cg(solve::Hessian& hessian, const Input& data, const Input& prior_m
       callback(iteration, residual);
     };
   }
-  solve::MapCgResult result;
+  inverse::MapCgResult result;
   {
     nb::gil_scoped_release unlocked;
-    result = solve::map_cg(hessian, in(data), in(prior_mean), options);
+    result = inverse::map_cg(hessian, in(data), in(prior_mean), options);
   }
   nb::dict d;
   d["m"] = owned_array(std::move(result.m));
@@ -130,54 +130,54 @@ void bind_solve(nb::module_& m) {
       .def("apply_sqrt", &prior_method<&Prior::apply_sqrt>, "x"_a, "y"_a, "nrhs"_a)
       .def("circulant_spectrum", &Prior::circulant_spectrum, "length"_a);
 
-  nb::class_<solve::DiagonalPrior, Prior>(m, "DiagonalPrior")
+  nb::class_<inverse::DiagonalPrior, Prior>(m, "DiagonalPrior")
       .def(nb::init<std::vector<double>, index_t>(), "variances"_a, "nt"_a);
-  nb::class_<solve::TimeSmoothingPrior, Prior>(m, "TimeSmoothingPrior")
+  nb::class_<inverse::TimeSmoothingPrior, Prior>(m, "TimeSmoothingPrior")
       .def(
           "__init__",
-          [](solve::TimeSmoothingPrior* self, std::vector<double> variances, double steps,
+          [](inverse::TimeSmoothingPrior* self, std::vector<double> variances, double steps,
              index_t nt, const std::string& backend, int device, int threads) {
-            new (self) solve::TimeSmoothingPrior(std::move(variances), steps, nt,
+            new (self) inverse::TimeSmoothingPrior(std::move(variances), steps, nt,
                                                  prior_plan_options(backend, device, threads));
           },
           "variances"_a, "correlation_steps"_a, "nt"_a, nb::kw_only(), "backend"_a = "cpu",
           "device"_a = 0, "threads"_a = 0)
-      .def_prop_ro("rho", &solve::TimeSmoothingPrior::rho)
-      .def_prop_ro("correlation_steps", &solve::TimeSmoothingPrior::correlation_steps);
-  nb::class_<solve::KernelPrior, Prior>(m, "KernelPrior")
+      .def_prop_ro("rho", &inverse::TimeSmoothingPrior::rho)
+      .def_prop_ro("correlation_steps", &inverse::TimeSmoothingPrior::correlation_steps);
+  nb::class_<inverse::KernelPrior, Prior>(m, "KernelPrior")
       .def(
           "__init__",
-          [](solve::KernelPrior* self, Kernels kernels, const std::string& backend, int device,
+          [](inverse::KernelPrior* self, Kernels kernels, const std::string& backend, int device,
              int threads) {
             const Shape shape{static_cast<index_t>(kernels.shape(0)),
                               static_cast<index_t>(kernels.shape(1)),
                               static_cast<index_t>(kernels.shape(2))};
-            new (self) solve::KernelPrior({kernels.data(), kernels.size()}, shape,
+            new (self) inverse::KernelPrior({kernels.data(), kernels.size()}, shape,
                                           prior_plan_options(backend, device, threads));
           },
           "kernels"_a.noconvert(), nb::kw_only(), "backend"_a = "cpu", "device"_a = 0,
           "threads"_a = 0);
 
-  nb::class_<solve::Hessian>(m, "Hessian",
+  nb::class_<inverse::Hessian>(m, "Hessian",
                              "H = F* Gamma_noise^-1 F + Gamma_prior^-1 (the posterior precision).")
       .def(
           "__init__",
-          [](solve::Hessian* self, std::shared_ptr<btt::Plan> plan, const GaussianNoise& noise,
+          [](inverse::Hessian* self, std::shared_ptr<btt::Plan> plan, const GaussianNoise& noise,
              std::shared_ptr<Prior> prior) {
-            new (self) solve::Hessian(std::move(plan), noise, std::move(prior));
+            new (self) inverse::Hessian(std::move(plan), noise, std::move(prior));
           },
           "plan"_a, "noise"_a, "prior"_a)
-      .def_prop_ro("size", &solve::Hessian::size)
+      .def_prop_ro("size", &inverse::Hessian::size)
       .def(
           "apply",
-          [](solve::Hessian& h, const Input& x, Output& y, index_t nrhs) {
+          [](inverse::Hessian& h, const Input& x, Output& y, index_t nrhs) {
             nb::gil_scoped_release unlocked;
             h.apply(in(x), out(y), nrhs);
           },
           "x"_a, "y"_a, "nrhs"_a)
       .def(
           "apply_misfit",
-          [](solve::Hessian& h, const Input& x, Output& y, index_t nrhs) {
+          [](inverse::Hessian& h, const Input& x, Output& y, index_t nrhs) {
             nb::gil_scoped_release unlocked;
             h.apply_misfit(in(x), out(y), nrhs);
           },
@@ -185,7 +185,7 @@ void bind_solve(nb::module_& m) {
 
   m.def("map_cg", &map_cg, "hessian"_a, "data"_a, "prior_mean"_a, "tolerance"_a, "max_iterations"_a,
         "preconditioner"_a, "callback"_a.none(), "threads"_a = 0,
-        "The MAP point by PCG (include/shiftop/solve/map_cg.hpp); returns a dict with m, "
+        "The MAP point by PCG (include/shiftop/inverse/map_cg.hpp); returns a dict with m, "
         "iterations, residual_history, converged, setup_seconds, iteration_seconds.");
 }
 

@@ -1,5 +1,5 @@
 // The one place for "built without CUDA" (as Ginkgo's core/device_hooks/cuda_hooks.cpp): compiled
-// instead of every CUDA source (src/{backend,btt,circ,solve,svd}/cuda/) when shiftop is configured
+// instead of every CUDA source (src/{backend,btt,circ,svd,gsvd,inverse}/cuda/) when shiftop is configured
 // with SHIFTOP_ENABLE_CUDA=OFF, it defines each symbol the CPU-only library needs from them, and
 // each refuses with the same line. gpu::Context::create refuses, so no Context exists and its
 // other members are never reached; they are defined so that code using a context (the Python
@@ -15,10 +15,10 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
-#include "shiftop/solve/noise.hpp"
-#include "shiftop/solve/prior.hpp"
+#include "shiftop/inverse/noise.hpp"
+#include "shiftop/inverse/prior.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
-#include "solve/dense_space.hpp"
+#include "inverse/dense_space.hpp"
 #include "svd/cuda/host_drivers.hpp"
 
 namespace shiftop {
@@ -128,10 +128,10 @@ template std::unique_ptr<Engine<double>> make_cuda_engine(Layout<double>, const 
 
 }  // namespace circ
 
-// --- solve/cuda: the device methods of the noise and the priors, the data-space Hessian's GPU
+// --- inverse/cuda: the device methods of the noise and the priors, the data-space Hessian's GPU
 // space ----------------------------------------------------------------------------------------
 
-namespace solve {
+namespace inverse {
 
 std::unique_ptr<DenseSpace> make_device_dense_space(std::shared_ptr<gpu::Context>, int) {
   no_cuda();
@@ -152,7 +152,7 @@ void KernelPrior::apply_covariance_device(const double*, double*, index_t, void*
   no_cuda();
 }
 
-}  // namespace solve
+}  // namespace inverse
 
 // --- svd/cuda: the Jacobi SVD and GSVD on options.backend = Backend::Cuda
 // (svd/cuda/host_drivers.hpp) and the device-array SVD (svd/jacobi_gpu.hpp) -------------------

@@ -2,7 +2,7 @@
 // of the block-circulant embedding as a batch of column-major complex matrices, from the
 // plan's own setup (btt/kernel_spectrum.hpp, which folds the inverse FFT's 1/L in). Shared by the
 // spectrum (svd/spectrum.cpp: the singular values) and the regularisation path
-// (solve/regpath.cpp: the GSVD of each pair with the regulariser's symbol).
+// (inverse/regpath.cpp: the GSVD of each pair with the regulariser's symbol).
 #pragma once
 
 #include <complex>

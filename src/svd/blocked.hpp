@@ -28,7 +28,7 @@ std::vector<index_t> block_boundaries(index_t cols, index_t width, index_t n_plu
 
 /// What a blocked method's sweeps need, built before its parallel region: the block boundaries,
 /// the strategy over the blocks and, for every pair width c that occurs, the inner strategy of
-/// order c. Shared by the Jacobi SVD and the Hari-Zimmermann GSVD (svd/gsvd_blocked.hpp).
+/// order c. Shared by the Jacobi SVD and the Hari-Zimmermann GSVD (gsvd/gsvd_blocked.hpp).
 struct BlockSweep {
   std::vector<index_t> bounds;  ///< block_boundaries(cols, width, n_plus)
   Strategy outer;               ///< over the blocks

@@ -1,6 +1,6 @@
 // The argument checks of the Jacobi (H)SVD drivers, shared by the CPU driver (svd/jacobi.cpp) and
-// its GPU twin (svd/cuda/jacobi_batched.cpp), and of the GSVD drivers (svd/gsvd.cpp,
-// svd/cuda/gsvd_batched.cpp), so that both twins refuse the same inputs with the same messages.
+// its GPU twin (svd/cuda/jacobi_batched.cpp), and of the GSVD drivers (gsvd/gsvd.cpp,
+// gsvd/cuda/gsvd_batched.cpp), so that both twins refuse the same inputs with the same messages.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/threads.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "svd/dense_kernels.hpp"
 

@@ -16,8 +16,8 @@
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
-#include "shiftop/solve/map_cg.hpp"
-#include "shiftop/solve/reconstruct.hpp"
+#include "shiftop/inverse/map_cg.hpp"
+#include "shiftop/circ/reconstruct.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/strategy.hpp"
 
@@ -50,7 +50,7 @@ using NamedEnums =
     ::testing::Types<Backend, Planning, btt::Op, btt::PairOp, btt::GemvImplementation,
                      btt::FftImplementation, btt::ApplyPhase, btt::Transforms, btt::Gemv, circ::Op,
                      circ::CpuKernel, circ::TransposeMethod, svd::StrategyKind, svd::Variant,
-                     solve::ReconMethod, solve::Preconditioner, io::Element, io::OperatorFormat,
+                     circ::ReconMethod, inverse::Preconditioner, io::Element, io::OperatorFormat,
                      io::VectorFormat, io::VectorSpace, distributed::Collective>;
 TYPED_TEST_SUITE(EveryTable, NamedEnums);
 
@@ -85,8 +85,8 @@ TEST(EnumNames, TheNamesUsersType) {
   EXPECT_EQ(choices_of<circ::TransposeMethod>(), "auto, index or atomic");
   EXPECT_EQ(choices_of<svd::StrategyKind>(), "rc-closest-rev, rc-closest, modmod or rc");
   EXPECT_EQ(choices_of<svd::Variant>(), "auto, pointwise, block-oriented or full-block");
-  EXPECT_EQ(choices_of<solve::ReconMethod>(), "mlem, sirt or cgls");
-  EXPECT_EQ(choices_of<solve::Preconditioner>(), "prior or circulant");
+  EXPECT_EQ(choices_of<circ::ReconMethod>(), "mlem, sirt or cgls");
+  EXPECT_EQ(choices_of<inverse::Preconditioner>(), "prior or circulant");
   EXPECT_EQ(choices_of<io::Element>(), "float64, float32, complex128 or complex64");
   EXPECT_EQ(choices_of<io::OperatorFormat>(), "auto, shiftop, fftmatvec or npy");
   EXPECT_EQ(choices_of<io::VectorFormat>(), "auto, shiftop, fftmatvec or npy");

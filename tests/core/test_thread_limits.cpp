@@ -13,9 +13,9 @@
 #include "shiftop/btt/direct_product.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/circ/operator.hpp"
-#include "shiftop/solve/circulant_preconditioner.hpp"
-#include "shiftop/solve/regpath.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/inverse/circulant_preconditioner.hpp"
+#include "shiftop/inverse/regpath.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/spectrum.hpp"
 #include "support/io_test_support.hpp"
@@ -85,16 +85,16 @@ TEST(ThreadLimits, EveryEntryPointRefusesAnAbsurdCount) {
   expect_refused([&] { (void)svd::gsvd_hz(a.data(), 3, 3, a.data(), 3, 3, 3, gsvd_options); },
                  "svd::gsvd_hz");
 
-  solve::RegPathOptions path_options;
+  inverse::RegPathOptions path_options;
   path_options.threads = kAbsurd;
-  expect_refused([&] { solve::RegularizationPath(kernels, {}, shape, {}, d, path_options); },
-                 "solve::RegularizationPath");
+  expect_refused([&] { inverse::RegularizationPath(kernels, {}, shape, {}, d, path_options); },
+                 "inverse::RegularizationPath");
 
   btt::Plan plan = btt::Plan::create(kernels, shape, {.planning = btt::Planning::Estimate});
-  const solve::GaussianNoise noise(std::vector<double>(shape.nd, 1.0), shape.nt);
-  const solve::DiagonalPrior prior(std::vector<double>(shape.nm, 1.0), shape.nt);
-  expect_refused([&] { solve::CirculantPreconditioner(plan, noise, prior, kAbsurd); },
-                 "solve::CirculantPreconditioner");
+  const inverse::GaussianNoise noise(std::vector<double>(shape.nd, 1.0), shape.nt);
+  const inverse::DiagonalPrior prior(std::vector<double>(shape.nm, 1.0), shape.nt);
+  expect_refused([&] { inverse::CirculantPreconditioner(plan, noise, prior, kAbsurd); },
+                 "inverse::CirculantPreconditioner");
 
   // circ: A = [A_0 A_1] with k = 2 blocks of 2 x 2, one nonzero per row.
   const std::vector<std::int32_t> indptr = {0, 1, 2}, indices = {0, 3};

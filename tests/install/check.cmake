@@ -4,7 +4,7 @@
 file(REMOVE_RECURSE ${PREFIX} ${PREFIX}-consumer)
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${PREFIX}
   OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
-foreach(header shiftop/btt/plan.hpp shiftop/gpu/context.hpp shiftop/distributed/distributed_plan.hpp)
+foreach(header shiftop/btt/plan.hpp shiftop/gpu/context.hpp shiftop/btt/distributed_plan.hpp)
   if(NOT EXISTS ${PREFIX}/include/${header})
     message(FATAL_ERROR "the public header ${header} was not installed")
   endif()

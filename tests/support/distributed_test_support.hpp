@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "shiftop/btt/plan.hpp"
-#include "shiftop/distributed/distributed_plan.hpp"
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/partition.hpp"
 #include "support/dense_reference.hpp"

@@ -1,5 +1,5 @@
 // What the Jacobi (H)SVD tests on the CPU (svd/test_jacobi_driver.cpp) and on the GPU
-// (svd/test_jacobi_gpu.cpp) both measure: random test matrices, the orthogonality of computed
+// (svd/test_jacobi_cuda.cpp) both measure: random test matrices, the orthogonality of computed
 // factors, and the structure of a hyperbolic SVD, all in double (complex where T is).
 #pragma once
 

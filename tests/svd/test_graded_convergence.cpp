@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "support/expect_error.hpp"
 #include "support/graded_matrices.hpp"

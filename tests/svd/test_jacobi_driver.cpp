@@ -423,10 +423,10 @@ TEST(DriverErrors, BadInputIsNamed) {
 }
 
 // options.backend = Cuda in a build without CUDA (the CPU CI's) is refused in one line saying
-// why, for one matrix and for a batch; with CUDA, test_jacobi_gpu runs that backend.
+// why, for one matrix and for a batch; with CUDA, test_jacobi_cuda runs that backend.
 TEST(DriverErrors, CudaBackendWithoutCudaIsRefused) {
 #ifdef SHIFTOP_HAVE_CUDA
-  GTEST_SKIP() << "built with CUDA: test_jacobi_gpu runs the GPU backend";
+  GTEST_SKIP() << "built with CUDA: test_jacobi_cuda runs the GPU backend";
 #else
   using shiftop::testing::expect_error;
   const std::vector<double> a(20, 1.0);

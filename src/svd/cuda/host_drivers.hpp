@@ -1,11 +1,11 @@
 // The GPU drivers of the batched Jacobi (H)SVD and GSVD on host arrays, which svd::jacobi,
 // jacobi_batched, gsvd_hz and gsvd_hz_batched call when options.backend is Backend::Cuda:
-// svd/cuda/jacobi_batched.cpp and svd/cuda/gsvd_batched.cpp, or, in a build without CUDA,
+// svd/cuda/jacobi_batched.cpp and gsvd/cuda/gsvd_batched.cpp, or, in a build without CUDA,
 // backend/cuda_hooks.cpp, which refuses.
 #pragma once
 
 #include "shiftop/gpu/context.hpp"
-#include "shiftop/svd/gsvd.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
 #include "shiftop/svd/jacobi.hpp"
 
 namespace shiftop::svd::detail {

@@ -20,7 +20,8 @@ from .inverse import (DiagonalPrior, GaussianNoise, Hessian, KernelPrior, MapRes
                       TimeSmoothingPrior, map_point)
 from .data_space import DataSpaceHessian
 from ._progress import SweepProgress
-from .svd import Spectrum, spectrum, svd
+from .svd import svd
+from .spectrum import Spectrum, spectrum
 from .circ import CirculantOperator, read_circulant
 from . import ct
 from .gsvd import GsvdResult, gsvd

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core
+from ._checks import require_finite
 from ._progress import sweep_reporter
 from ._threads import thread_count
 
@@ -101,12 +102,6 @@ def _column_major(a3):
     return np.ascontiguousarray(a3.swapaxes(1, 2)).swapaxes(1, 2)
 
 
-def _check_finite(name, a):
-    if not np.isfinite(a).all():
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
-        raise ValueError(f"{name}{list(where)} is {a[where]}: the GSVD needs finite entries")
-
-
 def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=None,
          threads=None, max_sweeps=None, backend=None, device=None, full_output=False,
          progress=None):
@@ -176,8 +171,8 @@ def gsvd(F, G, *, vectors=False, variant="auto", strategy="modmod", block_width=
     p = G.shape[-2]
     F = np.broadcast_to(F, (*stack, m, n)).astype(dtype, copy=False)
     G = np.broadcast_to(G, (*stack, p, n)).astype(dtype, copy=False)
-    _check_finite("F", F)
-    _check_finite("G", G)
+    require_finite("F", F, "the GSVD needs finite entries")
+    require_finite("G", G, "the GSVD needs finite entries")
     if p < n:
         raise ValueError(f"G must have full column rank, so at least as many rows as columns: "
                          f"got G of shape {G.shape} (p = {p} < n = {n})")

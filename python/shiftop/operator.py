@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from . import _core
+from ._checks import require_finite
 from ._locks import new_lock
 from ._threads import thread_count
 
@@ -176,12 +177,9 @@ class Operator(_Action):
                 )
         if not allow_nonfinite:
             for name, a in (("K", column), ("first_row", row)):
-                if a is not None and not np.isfinite(a).all():
-                    where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
-                    raise ValueError(
-                        f"{name}{list(where)} is {a[where]}: kernels must be finite "
-                        "(pass allow_nonfinite=True to accept it)"
-                    )
+                if a is not None:
+                    require_finite(name, a, "kernels must be finite (pass allow_nonfinite=True "
+                                   "to accept it)")
         plan = _core.Plan.create(
             column,
             row,
@@ -362,13 +360,22 @@ class Operator(_Action):
         about 1e-16 relative to sigma_max, and F^ is formed from them on the CPU. Memory for the
         call: the kernels, once more at most for the impulse responses, and F^ (twice the
         kernels). With the kernels at hand, shiftop.spectrum(K) skips the recovery."""
-        from .svd import operator_kernels, spectrum
+        from .spectrum import spectrum
 
         backend = self.backend if backend is None else backend
         device = self._device if backend == "cuda" and self.backend == "cuda" else None
-        column, row = operator_kernels(self)
+        column, row = self._kernels()
         return spectrum(column, row, rank_tolerance=rank_tolerance, threads=threads,
                         backend=backend, device=device)
+
+    def _kernels(self):
+        """(K, first_row or None): the kernels the plan was made from (it keeps F^, not them),
+        recovered by the core from FP64 impulse responses (btt::recover_kernels), exact up to
+        the FFT round trip's rounding; the impulses and their responses take at most twice the
+        kernels' memory, for the call only. Under the lock: recovery uses the plan's
+        workspaces and switches it to FP64 for the call."""
+        with self._lock:
+            return self._plan.recover_kernels()
 
     def __repr__(self):
         nd, nm, nt = self.kernel_shape

@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from . import _core
+from ._checks import kernel_array, require_finite
 from ._threads import thread_count
 from .operator import Operator, _as_float64
 
@@ -146,17 +147,6 @@ def _as_dict(path):
             "gcv_choice": path.gcv_choice, "lcurve_corner": path.lcurve_corner}
 
 
-def _kernels(name, a):
-    a = np.asarray(a)
-    if a.dtype.kind not in "fiub":
-        raise TypeError(f"{name} has dtype {a.dtype}: expected real kernels")
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    if a.ndim != 3 or a.size == 0:
-        raise ValueError(f"{name} must have shape (Nd, Nm, Nt) with no empty size, got shape "
-                         f"{a.shape}")
-    return a
-
-
 def _weight(name, value, positive):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a number, got {value!r}")
@@ -217,25 +207,20 @@ def regpath(operator, data, *, reg="identity", mass=1.0, time_weight=None, lapla
     mass <= 0, and numpy.linalg.LinAlgError if a frequency's GSVD does not converge.
     """
     if isinstance(operator, Operator):
-        from .svd import operator_kernels
-
         if first_row is not None:
             raise ValueError("first_row is for kernels; an Operator carries its own")
-        column, row = operator_kernels(operator)
+        column, row = operator._kernels()
     else:
-        column = _kernels("operator (kernels K)", operator)
-        row = None if first_row is None else _kernels("first_row", first_row)
+        column = kernel_array("operator (kernels K)", operator)
+        row = None if first_row is None else kernel_array("first_row", first_row)
     for name, a in (("K", column), ("first_row", row)):
-        if a is not None and not np.isfinite(a).all():
-            where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
-            raise ValueError(f"{name}{list(where)} is {a[where]}: expected finite kernels")
+        if a is not None:
+            require_finite(name, a, "expected finite kernels")
     nd, nm, nt = column.shape
     d = _as_float64("data", data)
     if d.shape != (nd, nt):
         raise ValueError(f"data has shape {d.shape}: expected (Nd, Nt) = ({nd}, {nt})")
-    if not np.isfinite(d).all():
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(d))[0])
-        raise ValueError(f"data{list(where)} is {d[where]}: expected finite data")
+    require_finite("data", d, "expected finite data")
     if reg not in _REGS:
         raise ValueError(f"reg {reg!r}: expected 'identity', 'dt1' or 'dt2'")
     if reg == "identity" and time_weight is not None:

@@ -1,7 +1,7 @@
-"""shiftop.svd and shiftop.spectrum: the one-sided Jacobi SVD (and hyperbolic SVD) of NumPy arrays,
-PyTorch CUDA tensors and CuPy arrays, and the spectrum of a block Toeplitz operator, over the
-compiled core (svd/jacobi.hpp, svd/jacobi_gpu.hpp, svd/spectrum.hpp; jacobi-svd-gsvd-gpu-thesis,
-chapter 2), on the CPU or on a GPU.
+"""shiftop.svd: the one-sided Jacobi SVD (and hyperbolic SVD) of NumPy arrays, PyTorch CUDA tensors
+and CuPy arrays over the compiled core (svd/jacobi.hpp, svd/jacobi_gpu.hpp;
+jacobi-svd-gsvd-gpu-thesis, chapter 2), on the CPU or on a GPU (_array_adapters.py speaks to
+PyTorch and CuPy there).
 
 Jacobi computes every singular value to high *relative* accuracy: on graded matrices (rows or
 columns of very different scales) the small singular values keep their leading digits where
@@ -10,20 +10,20 @@ numpy.linalg.svd (LAPACK gesdd) keeps only an absolute error of about eps * sigm
 
 from __future__ import annotations
 
-import contextlib
 import operator
-from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core, _device_arrays
+from . import _core
+from ._array_adapters import adapter
+from ._checks import first_nonfinite
 from ._numpy_svd import SVDResult, empty_results, full_factors, package
+from ._placement import gpu_of, placement
 from ._progress import sweep_reporter
 from ._threads import thread_count
 
 _VARIANTS = ("auto", "pointwise", "block-oriented", "full-block")
 _STRATEGIES = ("rc-closest-rev", "rc-closest", "modmod")
-_BACKENDS = (None, "cpu", "cuda")
 _REAL = {"float32": "float32", "complex64": "float32", "float64": "float64",
          "complex128": "float64"}
 
@@ -44,48 +44,6 @@ def _working_dtype(dtype):
     raise TypeError(f"a has dtype {dtype}: expected a real or complex numeric array")
 
 
-def _gpu_of(x):
-    """The CUDA device index of a PyTorch CUDA tensor or a CuPy array; None for anything else."""
-    library = _device_arrays.library_of(x)
-    if library == "cupy":
-        return x.device.id
-    if library == "torch" and x.device.type == "cuda":
-        return x.device.index
-    return None
-
-
-def _placement(x, name, backend, device):
-    """('cpu', None) or ('cuda', the GPU's index) for x as backend and device ask: a device array
-    computes on its own GPU, anything else on the CPU unless backend='cuda' (then on GPU `device`,
-    0 by default)."""
-    if backend not in _BACKENDS:
-        raise ValueError(f"backend {backend!r}: expected None, 'cpu' or 'cuda'")
-    if device is not None:
-        if isinstance(device, bool) or operator.index(device) < 0:
-            raise ValueError(f"device must be None or a CUDA device index >= 0, got {device!r}")
-        device = operator.index(device)
-    gpu = _gpu_of(x)
-    if gpu is not None:
-        what = "a CuPy array" if _device_arrays.library_of(x) == "cupy" else "a CUDA tensor"
-        if backend == "cpu":
-            raise TypeError(f"{name} is {what} on GPU {gpu}: backend='cpu' computes on NumPy "
-                            "arrays; copy it to the host first, or leave backend=None to compute "
-                            "on its GPU")
-        if device is not None and device != gpu:
-            raise ValueError(f"{name} is on GPU {gpu} but device={device}: a device array is "
-                             "computed on its own GPU; move it there or leave device=None")
-        return "cuda", gpu
-    if backend == "cuda":
-        if _device_arrays.library_of(x) == "torch":
-            raise TypeError(f"{name} is a CPU tensor: backend='cuda' takes CUDA tensors (computed "
-                            "on their GPU) or NumPy arrays (copied to GPU `device` and back); "
-                            f"pass {name}.cuda() or {name}.numpy()")
-        return "cuda", 0 if device is None else device
-    if device is not None:
-        raise ValueError(f"device={device} needs backend='cuda' (or {name} on a GPU)")
-    return "cpu", None
-
-
 def _in_place(a3, column_major_only):
     """Whether the core can read the batch (batch, m, n) where it is: unit stride along the
     columns of each matrix (Fortran order) or, unless column_major_only, along its rows (C order),
@@ -102,11 +60,6 @@ def _in_place(a3, column_major_only):
     else:
         return False
     return batch == 1 or sb >= lda * cols
-
-
-def _first_nonfinite(a):
-    where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
-    return where, a[where]
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=None,
@@ -201,10 +154,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=N
     shiftop.Error, a ValueError) for hyperbolic out of range or m < n with hyperbolic, and
     unknown variant or strategy names.
     """
-    backend, device = _placement(a, "a", backend, device)
+    backend, device = placement(a, "a", backend, device)
     workers = thread_count(threads)
     full_matrices, compute_uv = bool(full_matrices), bool(compute_uv)
-    if _gpu_of(a) is not None:
+    if gpu_of(a) is not None:
         return _svd_device(a, full_matrices, compute_uv, hyperbolic, variant, strategy,
                            rank_tolerance, full_output, device)
     a = np.asarray(a)
@@ -212,7 +165,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, hyperbolic=N
     a = a.astype(_working_dtype(a.dtype), copy=False)
     n_plus = _n_plus(hyperbolic, variant, strategy, a.shape)
     if not np.isfinite(a).all():
-        where, value = _first_nonfinite(a)
+        where, value = first_nonfinite(a)
         raise np.linalg.LinAlgError(f"a{list(where)} is {value}: the SVD needs finite entries")
 
     real = np.finfo(a.dtype).dtype
@@ -287,98 +240,6 @@ def _results(out, stack, compute_uv, hyperbolic_svd, full_output, conjugate_in_p
     return package(s, factors, hyperbolic_svd, _info(out["stats"], stack) if full_output else None)
 
 
-class _Torch:
-    """What _svd_device needs of PyTorch, for a CUDA tensor x."""
-
-    def __init__(self, x):
-        import torch
-
-        if x.requires_grad:
-            raise ValueError("a requires grad: shiftop.svd is not differentiable; pass a.detach()")
-        self.torch, self.device = torch, x.device
-        self.dtype = str(x.dtype).removeprefix("torch.")
-
-    def cast(self, x, dtype):
-        # A lazily conjugated or negated view (x.conj(), z.conj().imag) has the unconjugated
-        # values at data_ptr(): materialise it, or the core would read conj(a) or -a.
-        return x.to(getattr(self.torch, dtype)).resolve_conj().resolve_neg()
-
-    def empty(self, shape, dtype):
-        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=self.device)
-
-    def c_order(self, x):
-        return x.contiguous()
-
-    def is_c_order(self, x):
-        return x.is_contiguous()
-
-    def address(self, x):
-        return x.data_ptr()
-
-    def stream(self):
-        return self.torch.cuda.current_stream(self.device).cuda_stream
-
-    def all_finite(self, x):
-        return bool(self.torch.isfinite(x).all())
-
-    def first_nonfinite(self, x):
-        where = tuple(int(i) for i in self.torch.nonzero(~self.torch.isfinite(x))[0])
-        return where, x[where].item()
-
-    def conjugate_in_place(self, x):
-        x.conj_physical_()
-
-    def to_host(self, x):
-        return x.resolve_conj().resolve_neg().cpu().numpy()
-
-    def from_host(self, x):
-        return self.torch.from_numpy(np.ascontiguousarray(x)).to(self.device)
-
-
-class _CuPy:
-    """What _svd_device needs of CuPy, for an array x (used under `with x.device`)."""
-
-    def __init__(self, x):
-        import cupy
-
-        self.cupy, self.device = cupy, x.device
-        self.dtype = x.dtype.name
-
-    def cast(self, x, dtype):
-        return x.astype(dtype, copy=False)
-
-    def empty(self, shape, dtype):
-        return self.cupy.empty(shape, dtype=dtype)
-
-    def c_order(self, x):
-        return self.cupy.ascontiguousarray(x)
-
-    def is_c_order(self, x):
-        return x.flags.c_contiguous
-
-    def address(self, x):
-        return x.data.ptr
-
-    def stream(self):
-        return self.cupy.cuda.get_current_stream().ptr
-
-    def all_finite(self, x):
-        return bool(self.cupy.isfinite(x).all())
-
-    def first_nonfinite(self, x):
-        where = tuple(int(i) for i in self.cupy.argwhere(~self.cupy.isfinite(x))[0])
-        return where, x[where].item()
-
-    def conjugate_in_place(self, x):
-        self.cupy.conjugate(x, out=x)
-
-    def to_host(self, x):
-        return self.cupy.asnumpy(x)
-
-    def from_host(self, x):
-        return self.cupy.asarray(x)
-
-
 def _device_dtype(name):
     """The working dtype of a device array by name, as _working_dtype chooses it for NumPy."""
     if name in _REAL:
@@ -397,11 +258,7 @@ def _svd_device(a, full_matrices, compute_uv, hyperbolic, variant, strategy, ran
     already is one), as jacobi_batched reads NumPy arrays. What numpy's conventions add (the
     full matrices' completion, the identities of empty matrices) is computed on the host and
     copied to the GPU."""
-    if _device_arrays.library_of(a) == "torch":
-        lib, scope = _Torch(a), contextlib.nullcontext()
-    else:
-        lib = _CuPy(a)
-        scope = lib.device
+    lib, scope = adapter(a)
     *stack, m, n = _check_shape(tuple(a.shape))
     dtype = _device_dtype(lib.dtype)
     n_plus = _n_plus(hyperbolic, variant, strategy, a.shape)
@@ -465,138 +322,3 @@ def _info(stats, stack):
     info = {key: value.reshape(stack) for key, value in stats.items()}
     info["converged"] = info["converged"].astype(bool)
     return info
-
-
-@dataclass(frozen=True)
-class Spectrum:
-    """The spectrum of a block Toeplitz operator's block-circulant embedding (period 2 Nt).
-
-    sigma: (Nt+1, min(Nd, Nm)) float64, row w the singular values of F^[w], descending (the
-        embedding's singular values are these and, for 0 < w < Nt, each once more for the
-        conjugate frequency 2 Nt - w).
-    sigma_max, sigma_min: the largest and smallest of all; sigma_min is 0 when some F^[w] is
-        rank deficient.
-    kappa: sigma_max / sigma_min (inf when sigma_min is 0); it enters the mixed-precision error
-        bound of the applies.
-    rank: the singular values > tolerance * sigma_max, over all frequencies (each w once).
-    tolerance: the relative rank tolerance used.
-    converged: every frequency's Jacobi SVD converged; max_sweeps: the most sweeps any needed.
-    Read-only, sigma too (the other fields are derived from it).
-    """
-
-    sigma: np.ndarray
-    sigma_max: float
-    sigma_min: float
-    kappa: float
-    rank: int
-    tolerance: float
-    converged: bool
-    max_sweeps: int
-
-    def __repr__(self):
-        frequencies, per = self.sigma.shape
-        return (f"<shiftop.Spectrum {frequencies} frequencies x {per} values: sigma_max "
-                f"{self.sigma_max:.6g}, sigma_min {self.sigma_min:.6g}, kappa {self.kappa:.6g}, "
-                f"rank {self.rank} at {self.tolerance:.3g}, "
-                f"{'converged' if self.converged else 'NOT converged'}>")
-
-
-def _rank_tolerance(rank_tolerance):
-    if rank_tolerance is None:
-        return 0.0
-    value = float(rank_tolerance)
-    if not value > 0 or not np.isfinite(value):
-        raise ValueError(f"rank_tolerance must be None (max(Nd, Nm) * eps) or a positive "
-                         f"number, got {rank_tolerance!r}")
-    return value
-
-
-def spectrum(K, first_row=None, *, rank_tolerance=None, threads=None, backend=None,
-             device=None) -> Spectrum:
-    """The singular values of every F^[w] = sum_t K[:, :, t] exp(-2 pi i w t / (2 Nt)),
-    w = 0..Nt (with the first block row's lags wrapped to the end for a general operator), by
-    the batched Jacobi SVD: the spectrum of the block-circulant embedding of F.
-
-    K: kernels (Nd, Nm, Nt) as Operator.from_kernels takes them (cast to float64); a CUDA tensor
-        or CuPy array is copied to the host (F^ is formed there, by FFTW);
-    first_row: the first block row of a general block Toeplitz operator, same shape, or None.
-    rank_tolerance: relative; the rank counts values > rank_tolerance * sigma_max (None:
-        max(Nd, Nm) * eps).
-    threads: OpenMP threads forming F^ and, on the CPU, over the frequencies' SVDs (None:
-        OpenMP's default).
-    backend: where the Nt+1 SVDs run: None (the default): 'cuda' when K is a CUDA tensor or a
-        CuPy array (on its GPU), else 'cpu'; 'cuda' runs them on GPU `device` (None: 0), equal to
-        the CPU's values within rounding. 'cpu' with a device K is a TypeError.
-
-    Memory: F^ ((Nt+1) Nd Nm complex values, twice the kernels) plus the SVD's workspace, freed
-    on return (on the GPU: F^ once more there). See Operator.spectrum for an operator without
-    its kernels at hand.
-    """
-    backend, device = _placement(K, "K", backend, device)
-    column = _kernels("K", _on_host(K))
-    row = None if first_row is None else _kernels("first_row", _on_host(first_row))
-    if row is not None and row.shape != column.shape:
-        raise ValueError(f"first_row must have the shape of K {column.shape}, got {row.shape}")
-    out = _core.spectrum(column, row, rank_tolerance=_rank_tolerance(rank_tolerance),
-                         threads=thread_count(threads), device=device)
-    out["sigma"].setflags(write=False)  # sigma_max, sigma_min, kappa and rank are derived from it
-    return Spectrum(sigma=out["sigma"], sigma_max=out["sigma_max"], sigma_min=out["sigma_min"],
-                    kappa=out["kappa"], rank=out["rank"], tolerance=out["rank_tolerance"],
-                    converged=out["converged"], max_sweeps=out["max_sweeps"])
-
-
-def _on_host(x):
-    """x itself, or a NumPy copy of a PyTorch tensor or CuPy array."""
-    library = _device_arrays.library_of(x)
-    if library == "torch":
-        return x.detach().cpu().numpy()
-    if library == "cupy":
-        return x.get()
-    return x
-
-
-def _kernels(name, a):
-    a = np.asarray(a)
-    if a.dtype.kind not in "fiub":
-        raise TypeError(f"{name} has dtype {a.dtype}: expected real kernels (float64)")
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    if a.ndim != 3 or a.size == 0:
-        raise ValueError(f"{name} must have shape (Nd, Nm, Nt) with no empty size, "
-                         f"got shape {a.shape}")
-    if not np.isfinite(a).all():
-        where, value = _first_nonfinite(a)
-        raise ValueError(f"{name}{list(where)} is {value}: the spectrum needs finite kernels")
-    return a
-
-
-def operator_kernels(op):
-    """The kernels (K, first_row or None) of a shiftop.Operator, recovered from its plan (which
-    keeps F^, not the kernels) by applying it, in FP64, to min(Nd, Nm) unit impulses: column t
-    of F e_j(0) is K[:, j, t], and F* e_i(Nt-1) holds K[i, :, Nt-1-s] at step s (F* e_i(0) and
-    F e_j(Nt-1) give the first block row the same way). Exact up to the FFT's rounding (about
-    1e-16 relative to each kernel's norm); the impulses and the result take at most twice the
-    kernels' memory, for the call only."""
-    nd, nm, nt = op.kernel_shape
-    last = nt - 1
-
-    def responses(action, blocks_in, step):
-        """(blocks_in, blocks_out, Nt): the response of `action` to an impulse at `step` in
-        each input block."""
-        impulses = np.zeros((blocks_in, blocks_in, nt))
-        impulses[np.arange(blocks_in), np.arange(blocks_in), step] = 1.0
-        return op.apply(impulses, op=action, precision="DDDDD")
-
-    if nd <= nm:  # F*: K[i, j, t] = (F* e_i(Nt-1))_j[Nt-1-t]
-        column = responses("Fadj", nd, last)[:, :, ::-1]
-    else:  # F: K[i, j, t] = (F e_j(0))_i[t]
-        column = responses("F", nm, 0).transpose(1, 0, 2)
-    column = np.ascontiguousarray(column)
-    if op.triangular:
-        return column, None
-    if nm <= nd:  # F: row[i, j, s] = (F e_j(Nt-1))_i[Nt-1-s]
-        row = responses("F", nm, last).transpose(1, 0, 2)[:, :, ::-1]
-    else:  # F*: row[i, j, s] = (F* e_i(0))_j[s]
-        row = responses("Fadj", nd, 0)
-    row = np.ascontiguousarray(row)
-    row[:, :, 0] = column[:, :, 0]  # the shared lag 0, equal up to rounding: make it exact
-    return column, row

@@ -11,6 +11,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -21,8 +22,10 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "result_arrays.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/btt/recover_kernels.hpp"
 #include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/io/operator_file.hpp"
@@ -98,6 +101,21 @@ void apply(Plan& plan, const std::string& op_name, const InputArray& x, OutputAr
              nrhs);
 }
 
+// (K, first_row or None) as NumPy arrays (Nd, Nm, Nt) owning the recovered kernels.
+nb::tuple recover_kernels(Plan& plan) {
+  btt::Kernels k;
+  {
+    nb::gil_scoped_release unlocked;
+    k = btt::recover_kernels(plan);
+  }
+  const std::array<std::size_t, 3> shape{static_cast<std::size_t>(k.shape.nd),
+                                         static_cast<std::size_t>(k.shape.nm),
+                                         static_cast<std::size_t>(k.shape.nt)};
+  nb::object row = nb::none();
+  if (!k.first_row.empty()) row = nb::cast(owned_array(std::move(k.first_row), shape));
+  return nb::make_tuple(owned_array(std::move(k.first_column), shape), row);
+}
+
 constexpr const char* kPlanDoc =
     "A block Toeplitz operator F of (Nd*Nt) x (Nm*Nt), planned once and applied many times.\n\n"
     "Low-level: shiftop.Operator wraps it for NumPy users. Vectors are C-contiguous float64\n"
@@ -168,7 +186,11 @@ void bind_operator(nb::module_& m) {
           "fft_length", [](const Plan& p) { return p.choices().fft_length; },
           "The length of the circulant embedding's FFTs.")
       .def_prop_ro("phase_times", &phase_times,
-                   "Seconds per phase of the last apply: pad, fft, layout, gemv, ifft, unpad.");
+                   "Seconds per phase of the last apply: pad, fft, layout, gemv, ifft, unpad.")
+      .def("recover_kernels", &recover_kernels,
+           "(K, first_row or None), float64 arrays (Nd, Nm, Nt): the kernels the plan was made "
+           "from, recovered from FP64 impulse responses (btt::recover_kernels), exact up to the "
+           "FFT round trip's rounding. Uses the plan's workspaces, as apply does.");
 }
 
 }  // namespace shiftop::python

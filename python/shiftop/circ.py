@@ -262,33 +262,9 @@ class CirculantOperator:
     def aslinearoperator(self):
         """C as a scipy.sparse.linalg.LinearOperator (matvec, rmatvec, matmat, rmatmat, .T, .H)
         of this operator's dtype, for scipy's iterative solvers (lsqr, cg on C^T C, ...)."""
-        from scipy.sparse.linalg import LinearOperator
+        from .linear_operator import as_scipy, matmul
 
-        op = self
-
-        class _CirculantLinearOperator(LinearOperator):
-            def __init__(self, action):
-                super().__init__(dtype=op.dtype, shape=action.shape)
-                self._action = action
-
-            def _matvec(self, x):
-                return self._action @ np.asarray(x).reshape(-1)
-
-            def _matmat(self, X):
-                return self._action @ X
-
-            def _rmatvec(self, x):
-                return self._action.T @ np.asarray(x).reshape(-1)
-
-            def _rmatmat(self, X):
-                return self._action.T @ X
-
-            def _adjoint(self):
-                return _CirculantLinearOperator(self._action.T)
-
-            _transpose = _adjoint
-
-        return _CirculantLinearOperator(self)
+        return as_scipy(self, matmul)
 
     def to_scipy(self, max_entries: int = 10_000_000):
         """The assembled C as a scipy.sparse.csr_matrix of shape (k*mb, k*nb) and this dtype

@@ -201,6 +201,11 @@ class Hessian:
         self._vector_shape = (nm, nt)
 
     @property
+    def input_shape(self) -> tuple[int, int]:
+        """(Nm, Nt): the shape of one parameter vector, H's input and output."""
+        return self._vector_shape
+
+    @property
     def shape(self) -> tuple[int, int]:
         n = self._core.size
         return (n, n)
@@ -221,13 +226,11 @@ class Hessian:
         return self._run(self._core.apply_misfit, x)
 
     def aslinearoperator(self):
-        """H as a scipy.sparse.linalg.LinearOperator on flattened (C order) parameter vectors."""
-        from scipy.sparse.linalg import LinearOperator
+        """H as a scipy.sparse.linalg.LinearOperator on flattened (C order) parameter vectors,
+        self-adjoint; a matrix of k columns is applied as one batch of k vectors."""
+        from .linear_operator import as_scipy
 
-        shape = self._vector_shape
-        return LinearOperator(self.shape, dtype=np.float64,
-                              matvec=lambda v: (self @ np.reshape(v, shape)).ravel(),
-                              rmatvec=lambda v: (self @ np.reshape(v, shape)).ravel())
+        return as_scipy(self, adjoint=self)
 
 
 @dataclass

@@ -1,20 +1,30 @@
-"""Adapters of shiftop operators to the linear-operator protocols of SciPy and PyLops.
+"""shiftop's operators under the linear-operator protocols of SciPy and PyLops: one
+scipy.sparse.linalg.LinearOperator for every family (Operator and its views, CirculantOperator,
+the inverse problem's Hessian) and the PyLops protocol for the block Toeplitz operators.
 
-Both act on flattened vectors: a vector of shape (blocks, Nt) raveled in C order (shiftop's SOTI
-layout), so that x.reshape(blocks, Nt) is the shiftop vector with no copy. A matrix of k
-columns, shape (blocks*Nt, k), goes through the core as one batch of k right-hand sides (k = 0
-included). The operator is real, hence complex-linear: a complex input's real and imaginary parts
-go through the core as one batch of 2k real columns, F x = F Re(x) + i F Im(x), as PyLops'
-clinear=True and scipy's LinearOperator expect.
+SciPy's contract (scipy.sparse.linalg.LinearOperator): shape (M, N) and dtype; matvec takes
+(N,) or (N, 1) and returns (M,) or (M, 1), matmat an (N, K) matrix, rmatvec/rmatmat the same with
+the adjoint (conjugate transpose); a subclass implements _matvec or _matmat and, for the adjoint,
+_adjoint (or _rmatvec). Every shiftop operator is real, so the transpose is the adjoint too.
+
+Block Toeplitz actions and the Hessian act on flattened vectors: a vector of shape (blocks, Nt)
+raveled in C order (shiftop's SOTI layout), so that x.reshape(blocks, Nt) is the shiftop vector
+with no copy. A matrix of k columns, shape (blocks*Nt, k), goes through the core as one batch of k
+right-hand sides (k = 0 included). Such an operator is real, hence complex-linear: a complex
+input's real and imaginary parts go through the core as one batch of 2k real columns,
+F x = F Re(x) + i F Im(x), as PyLops' clinear=True and scipy's LinearOperator expect.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
-def _apply_columns(action, columns):
-    """action @ each column of `columns` (rows blocks*Nt, or a single vector), as one batch."""
+def apply_columns(action, columns):
+    """action @ each column of `columns` (rows blocks*Nt, or a single vector), as one batch, for
+    an action on vectors of shape action.input_shape = (blocks, Nt)."""
     columns = np.asarray(columns)
     blocks, nt = action.input_shape
     rows = action.shape[0]
@@ -26,7 +36,7 @@ def _apply_columns(action, columns):
     if np.iscomplexobj(columns):
         split = np.concatenate([columns.real, columns.imag], axis=-1) if columns.ndim == 2 \
             else np.stack([columns.real, columns.imag], axis=-1)
-        y = _apply_columns(action, split)
+        y = apply_columns(action, split)
         k = y.shape[1] // 2
         y = y[:, :k] + 1j * y[:, k:]
         return y.reshape(rows) if columns.ndim == 1 else y
@@ -38,34 +48,54 @@ def _apply_columns(action, columns):
     return (action @ batch).reshape(k, rows).T
 
 
-def as_scipy(action):
-    """action (an Operator, op.H or a normal operator) as a scipy.sparse.linalg.LinearOperator
-    with matvec, rmatvec, matmat and rmatmat in float64."""
+def matmul(action, columns):
+    """action @ columns, for an action that takes a vector (N,) or a matrix (N, k) itself."""
+    return action @ columns
+
+
+@functools.cache
+def _scipy_operator_class():
+    """The one LinearOperator subclass of every family, made on first use: SciPy is optional, and
+    only the conversion to its protocol needs it."""
     from scipy.sparse.linalg import LinearOperator
 
-    class _ShiftopLinearOperator(LinearOperator):
-        def __init__(self):
-            super().__init__(dtype=np.float64, shape=action.shape)
+    class ScipyOperator(LinearOperator):
+        """A shiftop operator as a scipy.sparse.linalg.LinearOperator of its shape and dtype."""
+
+        def __init__(self, action, apply, adjoint):
+            super().__init__(dtype=action.dtype, shape=action.shape)
+            self._action, self._apply, self._adjoint_action = action, apply, adjoint
 
         def _matvec(self, x):
-            return _apply_columns(action, x)
-
-        def _rmatvec(self, x):
-            return _apply_columns(action.H, x)
+            return self._apply(self._action, x)
 
         def _matmat(self, X):
-            return _apply_columns(action, X)
+            return self._apply(self._action, X)
+
+        def _rmatvec(self, x):
+            return self._apply(self._adjoint_action, x)
 
         def _rmatmat(self, X):
-            return _apply_columns(action.H, X)
+            return self._apply(self._adjoint_action, X)
 
         def _adjoint(self):
-            return as_scipy(action.H)
+            return ScipyOperator(self._adjoint_action, self._apply, self._action)
+
+        _transpose = _adjoint  # a real operator: its transpose is its adjoint
 
         def __repr__(self):
-            return f"<{self.shape[0]}x{self.shape[1]} scipy LinearOperator of {action!r}>"
+            return f"<{self.shape[0]}x{self.shape[1]} scipy LinearOperator of {self._action!r}>"
 
-    return _ShiftopLinearOperator()
+    return ScipyOperator
+
+
+def as_scipy(action, apply=apply_columns, adjoint=None):
+    """action (with shape, dtype and, unless `adjoint` is given, H) as a
+    scipy.sparse.linalg.LinearOperator. apply(action, x) is its product with a vector (N,) or
+    (N, 1) or a matrix (N, k), all columns at once: apply_columns for actions on (blocks, Nt)
+    vectors, matmul for those that take such columns themselves. `adjoint` is the action's
+    adjoint, of the same kind (the action itself when it is self-adjoint); None: action.H."""
+    return _scipy_operator_class()(action, apply, action.H if adjoint is None else adjoint)
 
 
 class PyLopsOperator:
@@ -92,10 +122,10 @@ class PyLopsOperator:
         self.rmatmat_count = 0
 
     def _matvec(self, x):
-        return _apply_columns(self._action, x)
+        return apply_columns(self._action, x)
 
     def _rmatvec(self, x):
-        return _apply_columns(self._action.H, x)
+        return apply_columns(self._action.H, x)
 
     def matvec(self, x):
         """F x on a flattened model vector of shape (N,) or (N, 1)."""

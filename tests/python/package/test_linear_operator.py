@@ -120,3 +120,44 @@ def test_pylops_products_of_arrays_shaped_like_dims(rng, operator):
     assert (P.H @ d).shape == (4, 9) and rel_err((P.H @ d).ravel(), A.T @ d.ravel()) < FP64_TOL
     with pytest.raises(ValueError, match="dimension mismatch"):
         P @ np.ones((3, 9))  # dimsd, not dims
+
+
+def _circulant(rng):
+    """A 3 x 3 block circulant of 4 x 2 blocks (float32) and its assembled dense matrix (float64)."""
+    import scipy.sparse
+
+    first_row = scipy.sparse.random(4, 3 * 2, density=0.6, random_state=rng, format="csr",
+                                    dtype=np.float32)
+    C = shiftop.CirculantOperator(first_row, 3)
+    return C, C.to_scipy().toarray().astype(np.float64)
+
+
+def test_every_family_has_the_one_scipy_linear_operator(rng, operator):
+    """Operator and its views, CirculantOperator and the Hessian convert through one class, and
+    each keeps scipy's contract (shape, dtype, matvec on (N,) and (N, 1), matmat, rmatvec,
+    rmatmat, .H, .T) against its dense matrix; the Hessian's is F^T F / v + I / p."""
+    op, A = operator
+    C, dense_c = _circulant(rng)
+    noise, prior = 0.5, 2.0
+    H = shiftop.Hessian(op, shiftop.GaussianNoise(noise, 3, 9), shiftop.DiagonalPrior(prior, 4, 9))
+    cases = [(op.aslinearoperator(), A, np.float64, FP64_TOL),
+             (op.H.aslinearoperator(), A.T, np.float64, FP64_TOL),
+             (op.normal().aslinearoperator(), A.T @ A, np.float64, FP64_TOL),
+             (C.aslinearoperator(), dense_c, np.float32, 1e-6),  # FP32: a few units of 6e-8
+             (H.aslinearoperator(), A.T @ A / noise + np.eye(36) / prior, np.float64, FP64_TOL)]
+    assert len({type(L) for L, *_ in cases}) == 1
+    for L, dense, dtype, tol in cases:
+        m, n = dense.shape
+        assert L.shape == (m, n) and L.dtype == dtype, repr(L)
+        x, y = rng.standard_normal(n), rng.standard_normal(m)
+        X, Y = rng.standard_normal((n, 3)), rng.standard_normal((m, 3))
+        assert rel_err(L.matvec(x), dense @ x) < tol, repr(L)
+        assert L.matvec(x[:, None]).shape == (m, 1)
+        assert rel_err(L.matmat(X), dense @ X) < tol, repr(L)
+        assert rel_err(L.rmatvec(y), dense.T @ y) < tol, repr(L)
+        assert rel_err(L.rmatmat(Y), dense.T @ Y) < tol, repr(L)
+        assert rel_err(L.H.matvec(y), dense.T @ y) < tol, repr(L)
+        assert rel_err(L.T.matvec(y), dense.T @ y) < tol, repr(L)
+        assert "scipy LinearOperator" in repr(L)
+        with pytest.raises(ValueError):
+            L.matvec(np.ones(n + 1))

@@ -20,11 +20,11 @@
 #include "python_plotter.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
+#include "shiftop/inverse/regpath.hpp"
 #include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/matrix_file.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
-#include "shiftop/inverse/regpath.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -102,16 +102,7 @@ std::vector<double> read_laplacian(const std::string& path, index_t nm) {
   for (index_t i = 0; i < nm; ++i)
     for (index_t j = 0; j < nm; ++j)
       lap[static_cast<std::size_t>(i * nm + j)] = a.data[static_cast<std::size_t>(i + j * nm)];
-  for (index_t i = 0; i < nm; ++i)
-    for (index_t j = 0; j <= i; ++j) {
-      const double x = lap[static_cast<std::size_t>(i * nm + j)];
-      const double y = lap[static_cast<std::size_t>(j * nm + i)];
-      require(std::isfinite(x) && std::isfinite(y),
-              "--laplacian {}: entry ({}, {}) is {}: expected finite numbers", path, i, j,
-              std::isfinite(x) ? y : x);
-      require(x == y, "--laplacian {}: not symmetric: ({}, {}) = {} but ({}, {}) = {}", path, i, j,
-              x, j, i, y);
-    }
+  inverse::require_laplacian(lap, nm, fmt::format("--laplacian {}", path));
   return lap;
 }
 
@@ -212,8 +203,8 @@ void run(const RegPathOptions& o) {
   options.gpu.device = o.device;
   stage(
       fmt::format("F^ and the GSVDs of {} frequency pairs ({} backend)", shape.nt + 1, o.backend));
-  const inverse::RegularizationPath path(op.first_column, op.first_row, shape, regulariser, d.values,
-                                       options);
+  const inverse::RegularizationPath path(op.first_column, op.first_row, shape, regulariser,
+                                         d.values, options);
   const double gsvd_seconds = watch.lap();
   if (alphas.empty()) alphas = path.default_alphas();
   stage(fmt::format("the path at {} alphas", alphas.size()));

@@ -30,8 +30,8 @@
 #include "result_arrays.hpp"
 #include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/inverse/regpath.hpp"
 #include "shiftop/gsvd/gsvd.hpp"
+#include "shiftop/inverse/regpath.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "sweep_callback.hpp"
 
@@ -219,7 +219,10 @@ class PyRegPath {
     reg.time_derivative = time_derivative;
     reg.time_weight = time_weight;
     reg.space_weight = space_weight;
-    if (laplacian) reg.laplacian.assign(laplacian->data(), laplacian->data() + laplacian->size());
+    if (laplacian) {
+      reg.laplacian.assign(laplacian->data(), laplacian->data() + laplacian->size());
+      inverse::require_laplacian(reg.laplacian, shape.nm, "laplacian");  // named as Python names it
+    }
     inverse::RegPathOptions options;
     options.threads = threads;
     options.gsvd = gsvd_options(true, variant, strategy, 0, threads, 0);

@@ -63,18 +63,7 @@ void validate_regulariser(const Regulariser& r, index_t nm) {
           "regpath: invalid time weight {}: expected a finite number >= 0", r.time_weight);
   require(std::isfinite(r.space_weight) && r.space_weight >= 0.0,
           "regpath: invalid space weight {}: expected a finite number >= 0", r.space_weight);
-  if (r.laplacian.empty()) return;
-  require(static_cast<index_t>(r.laplacian.size()) == nm * nm,
-          "regpath: the Laplacian holds {} values, expected Nm*Nm = {}", r.laplacian.size(),
-          nm * nm);
-  require_finite(r.laplacian, "regpath: the Laplacian's");
-  for (index_t i = 0; i < nm; ++i)
-    for (index_t j = 0; j < i; ++j) {
-      const double a = r.laplacian[static_cast<std::size_t>(i * nm + j)];
-      const double b = r.laplacian[static_cast<std::size_t>(j * nm + i)];
-      require(a == b, "regpath: the Laplacian is not symmetric: ({}, {}) = {} but ({}, {}) = {}", i,
-              j, a, j, i, b);
-    }
+  if (!r.laplacian.empty()) require_laplacian(r.laplacian, nm, "regpath: the Laplacian");
 }
 
 void validate_kernels(std::span<const double> first_column, std::span<const double> first_row,
@@ -452,6 +441,24 @@ std::size_t lcurve_corner(std::span<const PathPoint> path) {
     }
   }
   return best_kappa == -std::numeric_limits<double>::infinity() ? gcv_choice(path) : best;
+}
+
+void require_laplacian(std::span<const double> laplacian, index_t nm, std::string_view what) {
+  require(static_cast<index_t>(laplacian.size()) == nm * nm,
+          "{} holds {} values, expected Nm*Nm = {}", what, laplacian.size(), nm * nm);
+  const auto at = [&](index_t i, index_t j) {
+    return laplacian[static_cast<std::size_t>(i * nm + j)];
+  };
+  for (index_t i = 0; i < nm; ++i)
+    for (index_t j = 0; j < nm; ++j)
+      require(std::isfinite(at(i, j)), "{}: entry ({}, {}) is {}: expected finite numbers", what, i,
+              j, at(i, j));
+  // Exactly: R^[w] holds the matrix as given, and the GSVD of a nonsymmetric one would be
+  // another regulariser's than the caller believes.
+  for (index_t i = 0; i < nm; ++i)
+    for (index_t j = 0; j < i; ++j)
+      require(at(i, j) == at(j, i), "{} is not symmetric: ({}, {}) = {} but ({}, {}) = {}", what, i,
+              j, at(i, j), j, i, at(j, i));
 }
 
 }  // namespace shiftop::inverse

@@ -486,5 +486,21 @@ TEST(RegPathRefusals, CudaBackendWithoutCudaIsRefused) {
 #endif
 }
 
+// The one check of a Laplacian (the library's, the tool's --laplacian, Python's laplacian=): the
+// caller's name for it, then the first entry that is not finite or not mirrored, exactly.
+TEST(RequireLaplacian, NamesTheCallersArgumentAndTheEntry) {
+  std::vector<double> lap = path_laplacian(3);
+  EXPECT_NO_THROW(require_laplacian(lap, 3, "--laplacian l.npy"));
+  expect_error([&] { require_laplacian(lap, 2, "--laplacian l.npy"); },
+               "--laplacian l.npy holds 9 values, expected Nm*Nm = 4");
+  lap[2 * 3 + 1] += 1e-15;  // (2, 1) against (1, 2)
+  expect_error([&] { require_laplacian(lap, 3, "--laplacian l.npy"); },
+               "--laplacian l.npy is not symmetric: (2, 1) = -0.999999999999999 but (1, 2) = -1");
+  lap = path_laplacian(3);
+  lap[1 * 3 + 2] = std::numeric_limits<double>::infinity();
+  expect_error([&] { require_laplacian(lap, 3, "laplacian"); },
+               "laplacian: entry (1, 2) is inf: expected finite numbers");
+}
+
 }  // namespace
 }  // namespace shiftop::inverse

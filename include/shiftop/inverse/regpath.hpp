@@ -31,6 +31,7 @@
 
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "shiftop/core/backend.hpp"
@@ -53,6 +54,11 @@ struct Regulariser {
   /// R^[w] (rows(nm) x nm, column-major) at frequency w of period L.
   std::vector<std::complex<double>> symbol(index_t nm, index_t w, index_t period) const;
 };
+
+/// Throws shiftop::Error, one line starting with `what` (e.g. "--laplacian lap.npy") and naming
+/// the entry, unless `laplacian` holds an Nm x Nm matrix (row-major) of finite numbers that is
+/// exactly symmetric: the Regulariser's Laplacian, as RegularizationPath checks it.
+void require_laplacian(std::span<const double> laplacian, index_t nm, std::string_view what);
 
 struct RegPathOptions {
   /// OpenMP threads (F^ and the GSVDs over the frequencies on the CPU); 0: OpenMP's default.

@@ -221,6 +221,12 @@ def test_plot_draws_the_l_curve_and_gcv(rng, tmp_path):
     (dict(alphas=[1.0 + 1j]), TypeError, r"alphas is complex"),
     (dict(laplacian=np.ones((3, 3))), ValueError, r"laplacian has shape \(3, 3\)"),
     (dict(laplacian=np.triu(np.ones((2, 2)))), ValueError, "symmetric"),
+    # The core's one check (inverse::require_laplacian), naming the argument and the entry: exact
+    # symmetry (the path is that of the matrix as given), finite entries.
+    (dict(laplacian=np.array([[1.0, -1.0], [-1.0 + 1e-15, 1.0]])), ValueError,
+     r"laplacian is not symmetric: \(1, 0\) = -0\.999"),
+    (dict(laplacian=np.array([[np.nan, 0.0], [0.0, 1.0]])), ValueError,
+     r"laplacian: entry \(0, 0\) is nan: expected finite numbers"),
     (dict(alphas=[1.0, -1.0]), ValueError, "alphas: expected positive"),
     (dict(alphas=[]), ValueError, "at least one"),
     (dict(backend="gpu"), ValueError, "backend 'gpu'"),

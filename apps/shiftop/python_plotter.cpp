@@ -13,10 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <utility>
 
 #include <strings.h>
 
 #include "shiftop/core/error.hpp"
+#include "shiftop/io/atomic_output.hpp"
 
 extern char** environ;
 
@@ -122,8 +125,28 @@ void require_python_plotter(std::string_view option) {
   }
 }
 
-void run_python_plot(std::string_view option, const std::vector<std::string>& arguments) {
-  std::vector<std::string> argv{plot_python(), "-m", "shiftop.plot"};
+PlotInputWriter text_input(std::string text) {
+  return [text = std::move(text)](const std::string& path) {
+    std::ofstream file(path, std::ios::binary);
+    file << text;
+    file.close();
+    require(file.good(), "cannot write {}", path);
+  };
+}
+
+void draw_plot(std::string_view option, const std::string& plot_path, std::string_view command,
+               const PlotInputWriter& write_input, const std::vector<std::string>& arguments) {
+  const std::string format = plot_format(option, plot_path);
+  io::AtomicOutput input(plot_path, io::AtomicOutput::Kind::File);  // never committed
+  try {
+    write_input(input.path());
+  } catch (const Error& e) {
+    fail("{} {}: cannot write the plotter's input next to it: {}", option, plot_path, e.what());
+  }
+  io::AtomicOutput plot(plot_path, io::AtomicOutput::Kind::File);
+  std::vector<std::string> argv{plot_python(),        "-m",         "shiftop.plot",
+                                std::string(command), input.path(), "-o",
+                                plot.path(),          "--format",   format};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   const ChildResult run = run_child(argv, false);
   if (run.spawn_error != 0)
@@ -131,6 +154,7 @@ void run_python_plot(std::string_view option, const std::vector<std::string>& ar
          kInstall);
   require(run.exit_status == 0, "{}: the plotter `{} -m shiftop.plot` failed (exit status {})",
           option, argv[0], run.exit_status);
+  plot.commit();
 }
 
 }  // namespace shiftop::app

@@ -21,7 +21,6 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/inverse/regpath.hpp"
-#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/matrix_file.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
@@ -130,20 +129,8 @@ std::string exact_solve_command(const RegPathOptions& o, double alpha) {
 }
 
 void write_plot(const RegPathOptions& o, const nlohmann::ordered_json& curves, const Shape& shape) {
-  io::AtomicOutput values(o.plot, io::AtomicOutput::Kind::File);  // never committed
-  {
-    std::FILE* file = std::fopen(values.path().c_str(), "w");
-    require(file != nullptr, "--plot {}: cannot write the plotter's input next to it", o.plot);
-    const std::string text = curves.dump();
-    const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-    require(std::fclose(file) == 0 && written,
-            "--plot {}: cannot write the plotter's input next to it", o.plot);
-  }
-  io::AtomicOutput plot(o.plot, io::AtomicOutput::Kind::File);
-  run_python_plot("--plot", {"regpath", values.path(), "-o", plot.path(), "--format",
-                             plot_format("--plot", o.plot), "--title",
-                             fmt::format("{} ({}, {})", o.operator_path, shape.str(), o.reg)});
-  plot.commit();
+  draw_plot("--plot", o.plot, "regpath", text_input(curves.dump()),
+            {"--title", fmt::format("{} ({}, {})", o.operator_path, shape.str(), o.reg)});
 }
 
 void run(const RegPathOptions& o) {

@@ -17,7 +17,6 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
-#include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/svd/spectrum.hpp"
@@ -33,18 +32,13 @@ struct SpectrumOptions {
   bool json = false, progress = false;
 };
 
-// The values as the plotter reads them, written to a temporary next to the plot (removed
-// afterwards or on a signal); the plot is renamed into place once the plotter succeeded.
+// The values as the plotter reads them: a .npy array (Nt+1, min(Nd, Nm)).
 void write_plot(const SpectrumOptions& o, const svd::Spectrum& s) {
-  io::AtomicOutput values(o.plot, io::AtomicOutput::Kind::File);  // never committed
   const std::vector<index_t> shape{s.frequencies, s.per_frequency};
-  io::write_npy(values.path(), s.sigma, shape);
-  io::AtomicOutput plot(o.plot, io::AtomicOutput::Kind::File);
-  run_python_plot("--plot", {"spectrum", values.path(), "-o", plot.path(), "--format",
-                             plot_format("--plot", o.plot), "--tolerance",
-                             fmt::format("{:.17g}", s.rank_tolerance), "--title",
-                             fmt::format("{} ({})", o.operator_path, s.shape.str())});
-  plot.commit();
+  draw_plot("--plot", o.plot, "spectrum",
+            [&](const std::string& path) { io::write_npy(path, s.sigma, shape); },
+            {"--tolerance", fmt::format("{:.17g}", s.rank_tolerance), "--title",
+             fmt::format("{} ({})", o.operator_path, s.shape.str())});
 }
 
 // JSON numbers cannot be infinite: kappa of a singular F^ is null there.

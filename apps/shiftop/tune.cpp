@@ -46,19 +46,6 @@ void write_text(const std::string& path, const std::string& text) {
   out.commit();
 }
 
-/// Draws the Pareto front with shiftop.plot's pareto from the results, written for it to a
-/// temporary JSON next to the plot (whatever --json is: it may be a FIFO or absent), which is
-/// removed afterwards or on a signal. The plot itself is written under a temporary name and
-/// renamed into place once the plotter succeeded.
-void write_plot(const std::string& plot_path, const std::string& json) {
-  io::AtomicOutput results(plot_path, io::AtomicOutput::Kind::File);  // never committed
-  write_file(results.path(), json, plot_path);
-  io::AtomicOutput plot(plot_path, io::AtomicOutput::Kind::File);
-  run_python_plot("--plot", {"pareto", results.path(), "-o", plot.path(), "--format",
-                             plot_format("--plot", plot_path)});
-  plot.commit();
-}
-
 void run(const TuneOptions& o) {
   check_paths({{"--operator", o.operator_path}}, {{"--json", o.json_path, OutputFormat::Json},
                                                   {"--plot", o.plot_path, OutputFormat::Plot}});
@@ -160,7 +147,7 @@ void run(const TuneOptions& o) {
   const std::string json = out.dump(2) + "\n";
   if (!o.json_path.empty()) write_text(o.json_path, json);
   if (!o.plot_path.empty()) {
-    write_plot(o.plot_path, json);
+    draw_plot("--plot", o.plot_path, "pareto", text_input(json));  // the front, from the JSON
     fmt::print("{}: wrote the Pareto front plot\n", o.plot_path);
   }
 }

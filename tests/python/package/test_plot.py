@@ -468,14 +468,32 @@ def test_tune_plot_refuses_a_name_without_a_plot_format(tmp_path):
                            "expected a name ending in .png, .svg or .pdf\n")
 
 
+def _plot_command(name, tmp_path):
+    """The arguments of `shiftop NAME` on a small problem, before --plot: every command that
+    plots draws through the one path (apps/shiftop/python_plotter.hpp, draw_plot)."""
+    if name == "tune":
+        return list(map(str, TUNE))
+    rng = np.random.default_rng(5)
+    np.save(tmp_path / "F.npy", rng.standard_normal((2, 3, 8)))
+    if name == "spectrum":
+        return ["spectrum", str(tmp_path / "F.npy")]
+    np.save(tmp_path / "d.npy", rng.standard_normal((2, 8)))
+    return ["regpath", str(tmp_path / "F.npy"), str(tmp_path / "d.npy"), "--alphas",
+            "LOG:1e-2:1:3"]
+
+
 @needs_tool
-def test_a_failing_plotter_leaves_no_plot_and_no_temporaries(tmp_path):
+@pytest.mark.parametrize("command", ["tune", "spectrum", "regpath"])
+def test_a_failing_plotter_leaves_no_plot_and_no_temporaries(tmp_path, command):
     # Imports the package (the check before the work) but fails to plot.
     wrapper = tmp_path / "python"
     wrapper.write_text(f'#!/bin/sh\n[ "$1" = -c ] && exec {sys.executable} "$@"\nexit 3\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
     (tmp_path / "t.png").write_bytes(b"previous")
-    done = tune("--plot", tmp_path / "t.png", env_update={"SHIFTOP_PYTHON": str(wrapper)})
+    env = dict(os.environ, SHIFTOP_PYTHON=str(wrapper))
+    done = subprocess.run([SHIFTOP, *_plot_command(command, tmp_path), "--plot",
+                           str(tmp_path / "t.png")], capture_output=True, text=True, env=env,
+                          timeout=300)
     assert done.returncode != 0
     assert done.stderr.splitlines()[-1] == (f"shiftop: error: --plot: the plotter `{wrapper} -m "
                                             "shiftop.plot` failed (exit status 3)")

@@ -47,15 +47,17 @@
 #include <vector>
 
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/device_memory.cuh"
+#include "backend/cuda/event_timer.cuh"
 #include "backend/cuda/runtime.cuh"
-#include "device_array.cuh"
 #include "shiftop/circ/operator.hpp"
 #include "shiftop/models/ct2d.hpp"
 
 namespace {
 
 using shiftop::index_t;
-using shiftop::bench::DeviceArray;
+using shiftop::cuda::DeviceArray;
+using shiftop::cuda::EventTimer;
 namespace circ = shiftop::circ;
 using nlohmann::json;
 
@@ -143,37 +145,21 @@ Timing time_calls(cudaStream_t stream, int warmup, int reps, Work&& work) {
   // The first call, timed, caps the rest at about kBudgetMs of timed calls (at least 3): the
   // per-block baselines take a fraction of a second per product at the largest sizes.
   constexpr double kBudgetMs = 3000;
-  cudaEvent_t first[2];
-  for (cudaEvent_t& e : first)
-    SHIFTOP_CUDA_CHECK(cudaEventCreate(&e));
-  SHIFTOP_CUDA_CHECK(cudaEventRecord(first[0], stream));
-  work();
-  SHIFTOP_CUDA_CHECK(cudaEventRecord(first[1], stream));
-  SHIFTOP_CUDA_CHECK(cudaEventSynchronize(first[1]));
-  float first_ms = 0;
-  SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&first_ms, first[0], first[1]));
-  for (cudaEvent_t e : first)
-    cudaEventDestroy(e);
+  const float first_ms = EventTimer(2).time_ms(stream, work);
   if (first_ms > 0) reps = std::clamp(static_cast<int>(kBudgetMs / first_ms), 3, reps);
   for (int i = 1; i < warmup && first_ms < 50; ++i)
     work();
-  std::vector<cudaEvent_t> events(static_cast<std::size_t>(2 * reps));
-  for (cudaEvent_t& e : events)
-    SHIFTOP_CUDA_CHECK(cudaEventCreate(&e));
+  // Every call recorded between its own marks, one synchronisation for all.
+  const EventTimer marks(static_cast<std::size_t>(2 * reps));
   for (int i = 0; i < reps; ++i) {
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(events[2 * i], stream));
+    marks.record(2 * i, stream);
     work();
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(events[2 * i + 1], stream));
+    marks.record(2 * i + 1, stream);
   }
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<double> ms(static_cast<std::size_t>(reps));
-  for (int i = 0; i < reps; ++i) {
-    float t = 0;
-    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&t, events[2 * i], events[2 * i + 1]));
-    ms[i] = t;
-  }
-  for (cudaEvent_t e : events)
-    cudaEventDestroy(e);
+  for (int i = 0; i < reps; ++i)
+    ms[i] = marks.elapsed_ms(2 * i, 2 * i + 1);
   std::sort(ms.begin(), ms.end());
   return {ms[ms.size() / 2], ms.front(), reps};
 }

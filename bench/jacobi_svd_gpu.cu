@@ -33,8 +33,9 @@
 #include <vector>
 
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/device_memory.cuh"
+#include "backend/cuda/event_timer.cuh"
 #include "core/poison.hpp"
-#include "device_array.cuh"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/svd/jacobi.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
@@ -42,7 +43,8 @@
 namespace {
 
 using shiftop::index_t;
-using shiftop::bench::DeviceArray;
+using shiftop::cuda::DeviceArray;
+using shiftop::cuda::EventTimer;
 using shiftop::svd::Real;
 
 struct Config {
@@ -179,22 +181,13 @@ struct Outcome {
 template <class Prepare, class Launch>
 std::vector<float> time_calls(const Config& c, cudaStream_t stream, Prepare prepare,
                               Launch launch) {
-  cudaEvent_t start, stop;
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&start));
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&stop));
+  const EventTimer timer(2);
   std::vector<float> ms;
   for (int r = 0; r < c.warmup + c.reps; ++r) {
     prepare();
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(start, stream));
-    launch(stream);
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(stop, stream));
-    SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
-    float elapsed = 0;
-    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+    const float elapsed = timer.time_ms(stream, [&] { launch(stream); });
     if (r >= c.warmup) ms.push_back(elapsed);
   }
-  SHIFTOP_CUDA_CHECK(cudaEventDestroy(start));
-  SHIFTOP_CUDA_CHECK(cudaEventDestroy(stop));
   return ms;
 }
 

@@ -4,8 +4,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace shiftop::cuda {
+class DeviceMemory;
+}
 
 namespace shiftop::gpu {
 
@@ -44,7 +49,8 @@ double measure_complex_gemm_TFLOPs(bool single, int device);
 /// Waits for all work on `device`.
 void synchronize(int device);
 
-/// An array of doubles in device memory, for callers without CUDA headers (the tool, tests).
+/// An array of doubles in device memory of `device`, for callers without CUDA headers (the tool,
+/// tests): the library's device memory (backend/cuda/device_memory.cuh) behind a CUDA-free face.
 class DeviceArray {
  public:
   DeviceArray(std::size_t count, int device);
@@ -57,6 +63,7 @@ class DeviceArray {
   void download(double* host) const;
 
  private:
+  std::unique_ptr<cuda::DeviceMemory> memory_;
   double* data_ = nullptr;
   std::size_t count_ = 0;
   int device_ = 0;

@@ -1,7 +1,8 @@
-// An owned block of device memory (cudaMalloc/cudaFree), viewed as any element type: the plan's
-// workspaces hold FP32 or FP64 data depending on the precision configuration. Memory allocated
-// through a gpu::Context (backend/cuda/context.cuh) is counted in its allocated_bytes(). Test
-// builds fill it with NaN (core/poison.hpp).
+// Owned device memory, the one RAII type of it (the library, the benchmarks and the tests): a block
+// (cudaMalloc/cudaFree) viewed as any element type, as the plan's workspaces hold FP32 or FP64
+// data depending on the precision configuration, and DeviceArray<T>, a count of one type. Memory
+// allocated through a gpu::Context (backend/cuda/context.cuh) is counted in its
+// allocated_bytes(). Test builds fill it with NaN (core/poison.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -57,6 +58,28 @@ class DeviceMemory {
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
   std::atomic<std::size_t>* account_ = nullptr;
+};
+
+/// `count` elements of T in device memory of the current device (none for 0).
+template <typename T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t count) : memory_(count * sizeof(T)), count_(count) {}
+  DeviceArray(DeviceArray&& other) noexcept
+      : memory_(std::move(other.memory_)), count_(std::exchange(other.count_, 0)) {}
+  DeviceArray& operator=(DeviceArray&& other) noexcept {
+    std::swap(memory_, other.memory_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  T* get() const { return memory_.as<T>(); }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  DeviceMemory memory_;
+  std::size_t count_ = 0;
 };
 
 }  // namespace shiftop::cuda

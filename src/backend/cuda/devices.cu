@@ -7,6 +7,8 @@
 #include <cstdint>
 
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/device_memory.cuh"
+#include "backend/cuda/event_timer.cuh"
 #include "shiftop/gpu/devices.hpp"
 
 namespace shiftop::gpu {
@@ -45,21 +47,12 @@ __global__ void __launch_bounds__(kReadThreads)
 // Best milliseconds of `repetitions` calls of launch() on the current device, after one warm-up.
 template <typename Launch>
 float best_ms(int repetitions, Launch&& launch) {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&start));
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&stop));
+  const cuda::EventTimer timer(2);
   float best = 1e30f;
   for (int k = 0; k <= repetitions; ++k) {  // the first call warms up
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(start));
-    launch();
-    SHIFTOP_CUDA_CHECK(cudaEventRecord(stop));
-    SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    const float ms = timer.time_ms(nullptr, launch);
     if (k > 0 && ms < best) best = ms;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return best;
 }
 
@@ -97,14 +90,11 @@ std::vector<DeviceInfo> visible_devices() {
 
 double measure_copy_bandwidth_GBs(std::size_t bytes, int device, int repetitions) {
   SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
-  void *a = nullptr, *b = nullptr;
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&a, bytes));
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&b, bytes));
-  SHIFTOP_CUDA_CHECK(cudaMemset(a, 0, bytes));
-  const float best = best_ms(
-      repetitions, [&] { SHIFTOP_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)); });
-  cudaFree(a);
-  cudaFree(b);
+  const cuda::DeviceMemory a(bytes), b(bytes);
+  SHIFTOP_CUDA_CHECK(cudaMemset(a.as<void>(), 0, bytes));
+  const float best = best_ms(repetitions, [&] {
+    SHIFTOP_CUDA_CHECK(cudaMemcpy(b.as<void>(), a.as<void>(), bytes, cudaMemcpyDeviceToDevice));
+  });
   return 2.0 * static_cast<double>(bytes) / (1e-3 * best) / 1e9;
 }
 
@@ -116,17 +106,13 @@ double measure_read_bandwidth_GBs(std::size_t bytes, int device, int repetitions
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   // Full occupancy: 2048 resident threads per multiprocessor on sm_80 and later.
   const int blocks = multiprocessors * (2048 / kReadThreads);
-  void *data = nullptr, *sink = nullptr;
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&data, count * sizeof(uint4)));
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&sink, static_cast<std::size_t>(blocks) * sizeof(unsigned)));
-  SHIFTOP_CUDA_CHECK(cudaMemset(data, 0x01, count * sizeof(uint4)));  // never combines to 1
+  const cuda::DeviceArray<uint4> data(count);
+  const cuda::DeviceArray<unsigned> sink(static_cast<std::size_t>(blocks));
+  SHIFTOP_CUDA_CHECK(cudaMemset(data.get(), 0x01, data.bytes()));  // never combines to 1
   const float best = best_ms(repetitions, [&] {
-    read_stream<<<blocks, kReadThreads>>>(static_cast<const uint4*>(data), count, 1u,
-                                          static_cast<unsigned*>(sink));
+    read_stream<<<blocks, kReadThreads>>>(data.get(), count, 1u, sink.get());
     SHIFTOP_CUDA_CHECK(cudaGetLastError());
   });
-  cudaFree(data);
-  cudaFree(sink);
   return static_cast<double>(count * sizeof(uint4)) / (1e-3 * best) / 1e9;
 }
 
@@ -135,33 +121,26 @@ double measure_complex_gemm_TFLOPs(bool single, int device) {
   constexpr int n = 4096;  // 8 n^3 = 5.5e11 flops a call, n^2 complex values per matrix
   const std::size_t element = single ? sizeof(cuComplex) : sizeof(cuDoubleComplex);
   const std::size_t matrix = std::size_t{n} * n * element;
-  void *a = nullptr, *b = nullptr, *c = nullptr;
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&a, matrix));
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&b, matrix));
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&c, matrix));
+  const cuda::DeviceMemory a(matrix), b(matrix), c(matrix);
   // Bytes 0x3f: every FP32 word 0.75, every FP64 word 4.8e-4; finite sums, nonzero operands.
-  SHIFTOP_CUDA_CHECK(cudaMemset(a, 0x3f, matrix));
-  SHIFTOP_CUDA_CHECK(cudaMemset(b, 0x3f, matrix));
+  SHIFTOP_CUDA_CHECK(cudaMemset(a.as<void>(), 0x3f, matrix));
+  SHIFTOP_CUDA_CHECK(cudaMemset(b.as<void>(), 0x3f, matrix));
   cublasHandle_t handle = nullptr;
   SHIFTOP_CUDA_CHECK(cublasCreate(&handle));  // default math mode, as the plans' handles
   const float best = best_ms(3, [&] {
     if (single) {
       const cuComplex one{1, 0}, zero{0, 0};
-      SHIFTOP_CUDA_CHECK(cublasCgemm(
-          handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<const cuComplex*>(a), n,
-          static_cast<const cuComplex*>(b), n, &zero, static_cast<cuComplex*>(c), n));
+      SHIFTOP_CUDA_CHECK(cublasCgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                     a.as<const cuComplex>(), n, b.as<const cuComplex>(), n, &zero,
+                                     c.as<cuComplex>(), n));
     } else {
       const cuDoubleComplex one{1, 0}, zero{0, 0};
-      SHIFTOP_CUDA_CHECK(cublasZgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
-                                     static_cast<const cuDoubleComplex*>(a), n,
-                                     static_cast<const cuDoubleComplex*>(b), n, &zero,
-                                     static_cast<cuDoubleComplex*>(c), n));
+      SHIFTOP_CUDA_CHECK(cublasZgemm(
+          handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.as<const cuDoubleComplex>(), n,
+          b.as<const cuDoubleComplex>(), n, &zero, c.as<cuDoubleComplex>(), n));
     }
   });
   cublasDestroy(handle);
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
   return 8.0 * double(n) * double(n) * double(n) / (1e-3 * best) / 1e12;
 }
 
@@ -172,12 +151,13 @@ void synchronize(int device) {
 
 DeviceArray::DeviceArray(std::size_t count, int device) : count_(count), device_(device) {
   SHIFTOP_CUDA_CHECK(cudaSetDevice(device));
-  SHIFTOP_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(double)));
+  memory_ = std::make_unique<cuda::DeviceMemory>(count * sizeof(double));
+  data_ = memory_->as<double>();
 }
 
 DeviceArray::~DeviceArray() {
-  cudaSetDevice(device_);
-  cudaFree(data_);
+  cudaSetDevice(device_);  // freed on its own device
+  memory_.reset();
 }
 
 void DeviceArray::upload(const double* host) {

@@ -99,17 +99,13 @@ void CudaEngine::multiply(bool adjoint, index_t n, bool frequency_major_output) 
 }
 
 void CudaEngine::mark(Mark m) {
-  if (options_.gpu_engine.profile) SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[m], stream()));
+  if (options_.gpu_engine.profile) marks_.record(m, stream());
 }
 
 void CudaEngine::add_pass_times() {
   if (!options_.gpu_engine.profile) return;
-  SHIFTOP_CUDA_CHECK(cudaEventSynchronize(marks_[kUnpadded]));
-  const auto between = [this](Mark a, Mark b) {
-    float ms = 0;
-    SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[a], marks_[b]));
-    return 1e-3 * ms;
-  };
+  marks_.synchronize(kUnpadded);
+  const auto between = [this](Mark a, Mark b) { return 1e-3 * marks_.elapsed_ms(a, b); };
   times_[ApplyPhase::Pad] += between(kStart, kPadded);
   times_[ApplyPhase::Fft] += between(kPadded, kTransformed);
   times_[ApplyPhase::Layout] +=

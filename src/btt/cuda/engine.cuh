@@ -25,6 +25,7 @@
 
 #include "backend/cuda/context.cuh"
 #include "backend/cuda/device_memory.cuh"
+#include "backend/cuda/event_timer.cuh"
 #include "backend/cuda/fft_plan.cuh"
 #include "backend/cuda/gemv_kernels.cuh"
 #include "shiftop/btt/plan.hpp"
@@ -144,7 +145,7 @@ class CudaEngine final : public Engine {
   index_t length_ = 0, nw_ = 0;  // FFT length, its frequencies L/2+1
   /// Right-hand sides per pass: PlanOptions::max_rhs, or fewer where the device memory is short.
   index_t group_size_ = 1;
-  std::array<cudaEvent_t, kMarks> marks_{};
+  cuda::EventTimer marks_;  // kMarks events, made on the plan's device
   // Per direction, [0] F and [1] F*: the fused GEMV tuning (cuBLAS if empty), and whether the
   // transforms are our real FFT kernels (otherwise pad + cuFFT + unpad).
   std::array<std::optional<cuda::GemvTuning>, 2> gemv_tuning_;

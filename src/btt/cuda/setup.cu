@@ -64,8 +64,7 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
                 std::to_string(context_->device()) + " has " + gigabytes(double(free_bytes)) +
                 " free; split the operator over more GPUs");
   }
-  for (cudaEvent_t& event : marks_)
-    SHIFTOP_CUDA_CHECK(cudaEventCreate(&event));
+  marks_ = cuda::EventTimer(kMarks);
 
   length_ = choose_fft_length(free_bytes);
   nw_ = length_ / 2 + 1;
@@ -91,8 +90,6 @@ CudaEngine::CudaEngine(std::span<const double> first_column, std::span<const dou
 CudaEngine::~CudaEngine() {
   context_->activate();
   if (graph_ != nullptr) cudaGraphExecDestroy(graph_);
-  for (cudaEvent_t event : marks_)
-    if (event != nullptr) cudaEventDestroy(event);
 }
 
 double CudaEngine::per_rhs_bytes(index_t length) const {

@@ -19,13 +19,7 @@ constexpr index_t kFewObservationBlocks = 16;
 
 template <typename Work>
 float CudaEngine::elapsed_ms(Work&& work) {
-  SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[kStart], stream()));
-  work();
-  SHIFTOP_CUDA_CHECK(cudaEventRecord(marks_[kUnpadded], stream()));
-  SHIFTOP_CUDA_CHECK(cudaEventSynchronize(marks_[kUnpadded]));
-  float ms = 0;
-  SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[kStart], marks_[kUnpadded]));
-  return ms;
+  return marks_.time_ms(stream(), work, kStart, kUnpadded);
 }
 
 template <typename Work>

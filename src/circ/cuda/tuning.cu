@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "backend/cuda/event_timer.cuh"
 #include "circ/cuda/engine.cuh"
 
 namespace shiftop::circ {
@@ -16,33 +17,16 @@ void CudaEngine<T>::choose_transpose() {
   SHIFTOP_CUDA_CHECK(cudaMemsetAsync(product_.as<T>(), 0, input_bytes, stream()));
   constexpr std::array<TransposeMethod, 2> methods{TransposeMethod::Index, TransposeMethod::Atomic};
   std::array<float, 2> best{1e30f, 1e30f};
-  cudaEvent_t start = nullptr, stop = nullptr;
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&start));
-  SHIFTOP_CUDA_CHECK(cudaEventCreate(&stop));
+  const cuda::EventTimer timer(2);
   const auto once = [&](TransposeMethod method) {
     product(Op::Ct, product_.as<T>(), duplicated_.as<T>(), 1, method);
   };
-  try {
-    for (TransposeMethod method : methods)
-      once(method);  // untimed: first launches, caches
-    // Alternating, so that clock ramp-up and drift hit both alike; the best of five each.
-    for (int round = 0; round < 5; ++round)
-      for (std::size_t m = 0; m < methods.size(); ++m) {
-        SHIFTOP_CUDA_CHECK(cudaEventRecord(start, stream()));
-        once(methods[m]);
-        SHIFTOP_CUDA_CHECK(cudaEventRecord(stop, stream()));
-        SHIFTOP_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        SHIFTOP_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        best[m] = std::min(best[m], ms);
-      }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  for (TransposeMethod method : methods)
+    once(method);  // untimed: first launches, caches
+  // Alternating, so that clock ramp-up and drift hit both alike; the best of five each.
+  for (int round = 0; round < 5; ++round)
+    for (std::size_t m = 0; m < methods.size(); ++m)
+      best[m] = std::min(best[m], timer.time_ms(stream(), [&] { once(methods[m]); }));
   for (std::size_t m = 0; m < methods.size(); ++m)
     probe_.emplace_back("transpose=" + std::string(name_of(methods[m])), 1e-3 * best[m]);
   transpose_ = best[1] < best[0] ? TransposeMethod::Atomic : TransposeMethod::Index;

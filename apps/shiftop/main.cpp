@@ -35,7 +35,9 @@ shiftop::app::Outcome run(CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   shiftop::app::install_signal_cleanup();  // first: before any thread starts
-  CLI::App app{"shiftop: fast block-Toeplitz operator actions (p2o maps, adjoints, Hessians)"};
+  CLI::App app{
+      "shiftop: fast linear algebra with shift-invariant operators: block-Toeplitz operators, "
+      "block-circulant operators and CT, Jacobi SVD/HSVD and GSVD, inverse problems"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "shiftop 0.1.0");
   app.footer(shiftop::app::kExitCodesHelp);  // before the subcommands, which copy it

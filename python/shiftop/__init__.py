@@ -1,6 +1,16 @@
-"""shiftop: fast block Toeplitz operators (FFT-based matvecs with F, F*, F*F and FF*).
+"""shiftop: fast linear algebra with shift-invariant operators, in four families:
 
-Start with :class:`shiftop.Operator`::
+* block Toeplitz operators (:class:`Operator`): F, F*, F*F and FF* through the FFT of the
+  block-circulant embedding, in FP64 or mixed precision, on CPUs and GPUs; their spectrum
+  (:func:`spectrum`);
+* sparse block-circulant operators (:class:`CirculantOperator`) and CT reconstruction
+  (:mod:`shiftop.ct`);
+* the one-sided Jacobi SVD and hyperbolic SVD (:func:`svd`, a drop-in for numpy.linalg.svd with
+  high relative accuracy) and the generalized SVD (:func:`gsvd`);
+* inverse problems: Gaussian noise and priors, the Hessian and the MAP point (:func:`map_point`,
+  :class:`DataSpaceHessian`), regularisation paths (:func:`regpath`).
+
+A block Toeplitz operator, for example::
 
     import numpy as np, shiftop
     op = shiftop.Operator.from_kernels(np.random.rand(3, 4, 100))

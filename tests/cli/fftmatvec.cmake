@@ -1,4 +1,4 @@
-# FFTMatvec's own files unchanged (issue 13, section 1), on the fixtures of make_io_fixtures.cpp:
+# FFTMatvec's own files unchanged (interoperability), on the fixtures of make_io_fixtures.cpp:
 # an eight-line meta_adj, block-row attributes carried or named when dropped, typed info --json,
 # and a shiftop .h5 of a later layout refused.
 shiftop_io_test(fftmatvec.eight_line_info

@@ -1,4 +1,4 @@
-# Messages and resource limits (issue 13, sections 3 and 4): every refusal one line naming the
+# Messages and resource limits: every refusal one line naming the
 # option or file and what was expected; included at the end of tests/cli/CMakeLists.txt.
 
 # --threads: at most the hardware threads, one validator for every command (libgomp crashed on

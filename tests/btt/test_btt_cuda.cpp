@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "backend/cuda/device_memory.cuh"
 #include "btt/plan_checks.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error_type.hpp"
@@ -171,9 +172,8 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
     const index_t nrhs = 3;
     const std::size_t nx = static_cast<std::size_t>(nrhs * s.nm * s.nt);
     const std::size_t ny = static_cast<std::size_t>(nrhs * s.nm * s.nt);
-    double *dx = nullptr, *dy = nullptr;
-    ASSERT_EQ(cudaMalloc(&dx, nx * sizeof(double)), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&dy, ny * sizeof(double)), cudaSuccess);
+    const cuda::DeviceArray<double> x_d(nx), y_d(ny);
+    double *dx = x_d.get(), *dy = y_d.get();
     for (unsigned seed : {1u, 2u, 3u}) {
       const auto x = testing::random_vector(nx, seed);
       std::vector<double> want(ny), got(ny, kNaN);
@@ -193,8 +193,6 @@ TEST(Cuda, DevicePointersGraphsAndProfiling) {
       EXPECT_GT(t[ApplyPhase::Gemv], 0.0);
       EXPECT_GT(t[ApplyPhase::Fft], 0.0);
     }
-    cudaFree(dx);
-    cudaFree(dy);
   }
   cudaStreamDestroy(stream);
 }

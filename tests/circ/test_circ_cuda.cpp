@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/device_memory.cuh"
 #include "circ/circ_reference.hpp"
 #include "shiftop/circ/operator.hpp"
 #include "shiftop/gpu/context.hpp"
@@ -218,9 +219,8 @@ TYPED_TEST(CircCuda, ApplyDeviceOnAUserStream) {
     const auto x = testing::random_circ_vector<T>(nx, 6);
     std::vector<T> want = poisoned<T>(static_cast<index_t>(ny)), got = want;
     c.apply(op, x, want, nrhs);
-    T *dx = nullptr, *dy = nullptr;
-    ASSERT_EQ(cudaMalloc(&dx, nx * sizeof(T)), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&dy, ny * sizeof(T)), cudaSuccess);
+    const cuda::DeviceArray<T> x_d(nx), y_d(ny);
+    T *dx = x_d.get(), *dy = y_d.get();
     ASSERT_EQ(cudaMemsetAsync(dy, 0xFF, ny * sizeof(T), stream), cudaSuccess);
     ASSERT_EQ(cudaMemcpyAsync(dx, x.data(), nx * sizeof(T), cudaMemcpyHostToDevice, stream),
               cudaSuccess);
@@ -229,8 +229,6 @@ TYPED_TEST(CircCuda, ApplyDeviceOnAUserStream) {
               cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     EXPECT_EQ(std::memcmp(got.data(), want.data(), ny * sizeof(T)), 0);
-    cudaFree(dx);
-    cudaFree(dy);
   }
   cudaStreamDestroy(stream);
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/device_memory.cuh"
 #include "distributed/device_space.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
@@ -59,34 +60,31 @@ class Nccl : public ::testing::Test {
 /// Device memory on `device` holding `values` (nothing for none).
 class DeviceVector {
  public:
-  DeviceVector(int device, std::span<const double> values) : size_(values.size()) {
-    EXPECT_EQ(cudaSetDevice(device), cudaSuccess);
-    if (size_ == 0) return;
-    EXPECT_EQ(cudaMalloc(&data_, bytes()), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data_, values.data(), bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  DeviceVector(int device, std::span<const double> values)
+      : memory_(allocate(device, values.size())) {
+    if (values.empty()) return;
+    EXPECT_EQ(cudaMemcpy(data(), values.data(), memory_.bytes(), cudaMemcpyHostToDevice),
+              cudaSuccess);
   }
-  DeviceVector(const DeviceVector&) = delete;
-  DeviceVector& operator=(const DeviceVector&) = delete;
-  ~DeviceVector() {
-    if (data_ != nullptr) {
-      EXPECT_EQ(cudaFree(data_), cudaSuccess);
-    }
-  }
-  double* data() const { return data_; }
+  double* data() const { return memory_.get(); }
   std::vector<double> download(cudaStream_t stream) const {
-    std::vector<double> host(size_);
-    if (size_ > 0) {
-      EXPECT_EQ(cudaMemcpyAsync(host.data(), data_, bytes(), cudaMemcpyDeviceToHost, stream),
-                cudaSuccess);
+    std::vector<double> host(memory_.size());
+    if (!host.empty()) {
+      EXPECT_EQ(
+          cudaMemcpyAsync(host.data(), data(), memory_.bytes(), cudaMemcpyDeviceToHost, stream),
+          cudaSuccess);
     }
     EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     return host;
   }
 
  private:
-  std::size_t bytes() const { return size_ * sizeof(double); }
-  double* data_ = nullptr;
-  std::size_t size_;
+  static shiftop::cuda::DeviceArray<double> allocate(int device, std::size_t size) {
+    EXPECT_EQ(cudaSetDevice(device), cudaSuccess);
+    return shiftop::cuda::DeviceArray<double>(size);
+  }
+
+  shiftop::cuda::DeviceArray<double> memory_;
 };
 
 /// A CUDA stream of the test's own on `device`, to order apply_device after and before.

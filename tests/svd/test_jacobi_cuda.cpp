@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cuda/device_memory.cuh"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
 #include "shiftop/svd/jacobi.hpp"
@@ -91,37 +92,35 @@ void cuda_ok(cudaError_t status, const char* what) {
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
-/// count elements of T in device memory of the context's GPU.
+/// count elements of T in device memory of the context's GPU (at least one, so that every
+/// buffer has an address).
 template <class T>
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
-    context().activate();
-    void* p = nullptr;
-    cuda_ok(cudaMalloc(&p, std::max<std::size_t>(count, 1) * sizeof(T)), "cudaMalloc");
-    data_ = static_cast<T*>(p);
-  }
+  explicit DeviceBuffer(std::size_t count) : count_(count), memory_(allocate(count)) {}
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
-    cuda_ok(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice),
+    cuda_ok(cudaMemcpy(get(), host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice),
             "cudaMemcpy to the device");
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(data_); }
 
-  T* get() const { return data_; }
+  T* get() const { return memory_.get(); }
   /// Every byte 0xFF: NaN in every element of a float, double or complex type.
-  void poison() { cuda_ok(cudaMemset(data_, 0xFF, count_ * sizeof(T)), "cudaMemset"); }
+  void poison() { cuda_ok(cudaMemset(get(), 0xFF, count_ * sizeof(T)), "cudaMemset"); }
   std::vector<T> download() const {
     std::vector<T> host(count_);
-    cuda_ok(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost),
+    cuda_ok(cudaMemcpy(host.data(), get(), count_ * sizeof(T), cudaMemcpyDeviceToHost),
             "cudaMemcpy to the host");
     return host;
   }
 
  private:
+  static shiftop::cuda::DeviceArray<T> allocate(std::size_t count) {
+    context().activate();
+    return shiftop::cuda::DeviceArray<T>(std::max<std::size_t>(count, 1));
+  }
+
   std::size_t count_;
-  T* data_ = nullptr;
+  shiftop::cuda::DeviceArray<T> memory_;
 };
 
 template <class T>

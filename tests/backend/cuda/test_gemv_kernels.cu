@@ -19,13 +19,13 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/device_memory.cuh"
 #include "backend/cuda/gemv_kernels.cuh"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/gpu/devices.hpp"
@@ -46,24 +46,10 @@ std::string name(const GemvShape& s) {
          " ld=" + std::to_string(s.ld) + " nw=" + std::to_string(s.nw);
 }
 
-struct CudaFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-template <typename T>
-using DeviceArray = std::unique_ptr<T[], CudaFree>;
-
-template <typename T>
-void allocate(DeviceArray<T>& d, std::size_t n) {
-  void* p = nullptr;
-  ASSERT_EQ(cudaSuccess, cudaMalloc(&p, n * sizeof(T)));
-  d.reset(static_cast<T*>(p));
-}
-
 template <typename T>
 void upload(DeviceArray<T>& d, const std::vector<T>& host) {
-  ASSERT_NO_FATAL_FAILURE(allocate(d, host.size()));
-  ASSERT_EQ(cudaSuccess,
-            cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  d = DeviceArray<T>(host.size());
+  ASSERT_EQ(cudaSuccess, cudaMemcpy(d.get(), host.data(), d.bytes(), cudaMemcpyHostToDevice));
 }
 
 template <typename T>
@@ -186,7 +172,7 @@ TYPED_TEST(GemvFused, EveryShapeAndTuningMatchesTheReference) {
       DeviceArray<complex_t<TY>> y_d;
       std::vector<complex_t<TY>> y(want.y.size() + kGuard);
       ASSERT_NO_FATAL_FAILURE(upload(x_d, x));
-      ASSERT_NO_FATAL_FAILURE(allocate(y_d, y.size()));
+      y_d = DeviceArray<complex_t<TY>>(y.size());
       const std::vector<GemvTuning> tunings =
           adjoint ? every_freqs_and_staging() : every_rows_and_split();
       for (const GemvTuning& tuning : tunings) {

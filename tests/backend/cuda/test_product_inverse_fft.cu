@@ -106,17 +106,17 @@ void check(const Case& c, bool single_output) {
   const std::size_t outputs = static_cast<std::size_t>(c.nm * c.nt);
   DeviceArray<double> y_d(outputs + kGuard);
   ASSERT_EQ(cudaSuccess,
-            cudaMemcpy(a_d.p, a.data(), a.size() * sizeof(CA), cudaMemcpyHostToDevice));
+            cudaMemcpy(a_d.get(), a.data(), a.size() * sizeof(CA), cudaMemcpyHostToDevice));
   ASSERT_EQ(cudaSuccess,
-            cudaMemcpy(x_d.p, x.data(), x.size() * sizeof(CX), cudaMemcpyHostToDevice));
+            cudaMemcpy(x_d.get(), x.data(), x.size() * sizeof(CX), cudaMemcpyHostToDevice));
   std::vector<double> y(outputs + kGuard, std::nan(""));
-  ASSERT_EQ(cudaSuccess, cudaMemcpy(y_d.p, y.data(), y.size() * 8, cudaMemcpyHostToDevice));
-  make_twiddles<TY>(twiddles.p, c.length, nullptr);
-  adjoint_product_inverse_fft<TA, TX, TY>(a_d.p, {.nd = c.nd, .nm = c.nm, .ld = ld, .nw = nw},
-                                          x_d.p, y_d.p, single_output, c.nt, c.length, twiddles.p,
-                                          nullptr);
+  ASSERT_EQ(cudaSuccess, cudaMemcpy(y_d.get(), y.data(), y.size() * 8, cudaMemcpyHostToDevice));
+  make_twiddles<TY>(twiddles.get(), c.length, nullptr);
+  adjoint_product_inverse_fft<TA, TX, TY>(a_d.get(), {.nd = c.nd, .nm = c.nm, .ld = ld, .nw = nw},
+                                          x_d.get(), y_d.get(), single_output, c.nt, c.length,
+                                          twiddles.get(), nullptr);
   ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-  ASSERT_EQ(cudaSuccess, cudaMemcpy(y.data(), y_d.p, y.size() * 8, cudaMemcpyDeviceToHost));
+  ASSERT_EQ(cudaSuccess, cudaMemcpy(y.data(), y_d.get(), y.size() * 8, cudaMemcpyDeviceToHost));
 
   const double tolerance = sizeof(TY) == 4 ? 1e-5 : single_output ? 1e-7 : 1e-13;
   double worst = 0;

@@ -80,7 +80,7 @@ void check_forward(index_t length) {
     const index_t nw = length / 2 + 1, series = series_for(length);
     const std::vector<Exact> w = roots(length, -1);
     DeviceArray<C> twiddles(length);
-    make_twiddles<T2>(twiddles.p, length, nullptr);
+    make_twiddles<T2>(twiddles.get(), length, nullptr);
     for (const index_t nt : value_counts(length)) {
       SCOPED_TRACE("L=" + std::to_string(length) + " series=" + std::to_string(series) +
                    " nt=" + std::to_string(nt));
@@ -104,12 +104,12 @@ void check_forward(index_t length) {
           x[s * nt + t] = scale_of(s) * pattern[(s % kPatterns) * nt + t];
       DeviceArray<double> x_d(x.size());
       DeviceArray<C> out_d(series * nw + kGuard);
-      ASSERT_EQ(cudaSuccess, cudaMemcpy(x_d.p, x.data(), x.size() * 8, cudaMemcpyHostToDevice));
-      ASSERT_EQ(cudaSuccess, cudaMemset(out_d.p, 0xFF, (series * nw + kGuard) * sizeof(C)));
-      padded_real_fft<T1, T2>(x_d.p, out_d.p, series, nt, length, twiddles.p, nullptr);
+      ASSERT_EQ(cudaSuccess, cudaMemcpy(x_d.get(), x.data(), x.size() * 8, cudaMemcpyHostToDevice));
+      ASSERT_EQ(cudaSuccess, cudaMemset(out_d.get(), 0xFF, (series * nw + kGuard) * sizeof(C)));
+      padded_real_fft<T1, T2>(x_d.get(), out_d.get(), series, nt, length, twiddles.get(), nullptr);
       std::vector<C> out(series * nw + kGuard);
-      ASSERT_EQ(cudaSuccess,
-                cudaMemcpy(out.data(), out_d.p, out.size() * sizeof(C), cudaMemcpyDeviceToHost));
+      ASSERT_EQ(cudaSuccess, cudaMemcpy(out.data(), out_d.get(), out.size() * sizeof(C),
+                                        cudaMemcpyDeviceToHost));
       Check c;
       for (index_t s = 0; s < series; ++s) {
         const index_t p = s % kPatterns;
@@ -147,7 +147,7 @@ void check_inverse(index_t length) {
     const index_t nw = length / 2 + 1, half = length / 2, series = series_for(length);
     const std::vector<Exact> w = roots(length, +1);
     DeviceArray<C> twiddles(length);
-    make_twiddles<T4>(twiddles.p, length, nullptr);
+    make_twiddles<T4>(twiddles.get(), length, nullptr);
     for (const index_t nt : value_counts(length)) {
       // Imaginary parts everywhere, also at k = 0 and k = L/2, where they must be ignored.
       std::vector<C> pattern(kPatterns * nw);
@@ -181,13 +181,14 @@ void check_inverse(index_t length) {
           }
         DeviceArray<C> in_d(stored.size());
         DeviceArray<double> y_d(series * nt + kGuard);
-        ASSERT_EQ(cudaSuccess, cudaMemcpy(in_d.p, stored.data(), stored.size() * sizeof(C),
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(in_d.get(), stored.data(), stored.size() * sizeof(C),
                                           cudaMemcpyHostToDevice));
-        ASSERT_EQ(cudaSuccess, cudaMemset(y_d.p, 0xFF, (series * nt + kGuard) * 8));
-        unpadded_inverse_real_fft<T4, T5>(in_d.p, y_d.p, series, nt, length, twiddles.p, nullptr,
-                                          layout);
+        ASSERT_EQ(cudaSuccess, cudaMemset(y_d.get(), 0xFF, (series * nt + kGuard) * 8));
+        unpadded_inverse_real_fft<T4, T5>(in_d.get(), y_d.get(), series, nt, length, twiddles.get(),
+                                          nullptr, layout);
         std::vector<double> y(series * nt + kGuard);
-        ASSERT_EQ(cudaSuccess, cudaMemcpy(y.data(), y_d.p, y.size() * 8, cudaMemcpyDeviceToHost));
+        ASSERT_EQ(cudaSuccess,
+                  cudaMemcpy(y.data(), y_d.get(), y.size() * 8, cudaMemcpyDeviceToHost));
         Check c;
         for (index_t s = 0; s < series; ++s) {
           const index_t p = s % kPatterns;

@@ -22,11 +22,14 @@ void bind_data_space(nanobind::module_& m);
 void bind_pair(nanobind::module_& m);
 /// jacobi_batched (the one-sided Jacobi (H)SVD of a batch) and spectrum: shiftop.svd, spectrum.
 void bind_svd(nanobind::module_& m);
-/// CircOperatorF32/F64, circ_assemble_*, the ct2d scanner, mlem/sirt/cgls: shiftop.circ, ct.
+/// CircOperatorF32/F64, circ_assemble_*, circ_read_*/write_*, circ_inspect: shiftop.circ.
 void bind_circ(nanobind::module_& m);
-/// gsvd_batched (the Hari-Zimmermann GSVD of a batch of pairs) and RegularizationPath:
-/// shiftop.gsvd, shiftop.regpath.
+/// Ct2dGeometry, ct2d_*, mlem/sirt/cgls over a CircOperator (after bind_circ): shiftop.ct.
+void bind_ct(nanobind::module_& m);
+/// gsvd_batched (the Hari-Zimmermann GSVD of a batch of pairs): shiftop.gsvd.
 void bind_gsvd(nanobind::module_& m);
+/// RegularizationPath (one GSVD per frequency): shiftop.regpath.
+void bind_regpath(nanobind::module_& m);
 /// shiftop._core.tune_precision: the mixed-precision tuner on a plan.
 void bind_tune(nanobind::module_& m);
 

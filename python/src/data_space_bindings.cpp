@@ -68,7 +68,7 @@ void construct(DataSpaceHessian* self, std::shared_ptr<btt::Plan> plan,
 }
 
 std::vector<inverse::ParameterIndex> parameter_indices(const std::vector<index_t>& blocks,
-                                                     const std::vector<index_t>& steps) {
+                                                       const std::vector<index_t>& steps) {
   require(blocks.size() == steps.size(),
           "posterior_variance: {} blocks but {} time steps; expected one of each per entry",
           blocks.size(), steps.size());

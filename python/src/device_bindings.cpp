@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "current_device.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
@@ -51,18 +52,6 @@ void require_device_memory(const char* name, std::uintptr_t pointer, int device)
   require(attributes.device == device, "{} is on GPU {}, the operator's plan on GPU {}", name,
           attributes.device, device);
 }
-
-// Restores the calling thread's current CUDA device on leaving the scope.
-class CurrentDevice {
- public:
-  CurrentDevice() { check_cuda(cudaGetDevice(&device_), "cudaGetDevice"); }
-  ~CurrentDevice() { (void)cudaSetDevice(device_); }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int device_ = 0;
-};
 
 }  // namespace
 #endif

@@ -18,14 +18,14 @@
 #include <string>
 #include <tuple>
 
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/btt/op.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/core/backend.hpp"
 #include "shiftop/core/error.hpp"
-#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/grid_choice.hpp"
-#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 
 namespace nb = nanobind;

@@ -59,6 +59,8 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_data_space(m);
   shiftop::python::bind_svd(m);
   shiftop::python::bind_circ(m);
+  shiftop::python::bind_ct(m);
   shiftop::python::bind_gsvd(m);
+  shiftop::python::bind_regpath(m);
   shiftop::python::bind_tune(m);
 }

@@ -1,6 +1,4 @@
-// What the SVD and GSVD bindings share: NumPy arrays that own a result's buffer, and the caller's
-// current CUDA device restored after a GPU call (which runs on the library's shared context of
-// its device, gpu::shared_context).
+// NumPy arrays that own a result's buffer (moved, not copied), as every binding returns them.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -10,10 +8,6 @@
 #include <cstddef>
 #include <utility>
 #include <vector>
-
-#ifdef SHIFTOP_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 namespace shiftop::python {
 
@@ -26,25 +20,12 @@ nanobind::ndarray<nanobind::numpy, T> owned_array(std::vector<T>&& values,
   return nanobind::ndarray<nanobind::numpy, T>(owner->data(), N, shape.data(), free);
 }
 
-#ifdef SHIFTOP_HAVE_CUDA
-// Restores the calling thread's current CUDA device on leaving the scope; where there is none to
-// restore (no GPU), the GPU run itself says why it cannot run.
-class CurrentDevice {
- public:
-  CurrentDevice() : saved_(cudaGetDevice(&device_) == cudaSuccess) {}
-  ~CurrentDevice() {
-    if (saved_) (void)cudaSetDevice(device_);
-  }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int device_ = 0;
-  bool saved_ = false;
-};
-#else
-// Without CUDA there is no current device (and no GPU run).
-struct [[maybe_unused]] CurrentDevice {};
-#endif
+/// owned_array of one dimension, typed as such.
+template <class T>
+nanobind::ndarray<nanobind::numpy, T, nanobind::ndim<1>> owned_vector(std::vector<T>&& values) {
+  const std::array<std::size_t, 1> shape{values.size()};
+  return nanobind::ndarray<nanobind::numpy, T, nanobind::ndim<1>>(
+      owned_array(std::move(values), shape));
+}
 
 }  // namespace shiftop::python

@@ -138,7 +138,7 @@ void bind_solve(nb::module_& m) {
           [](inverse::TimeSmoothingPrior* self, std::vector<double> variances, double steps,
              index_t nt, const std::string& backend, int device, int threads) {
             new (self) inverse::TimeSmoothingPrior(std::move(variances), steps, nt,
-                                                 prior_plan_options(backend, device, threads));
+                                                   prior_plan_options(backend, device, threads));
           },
           "variances"_a, "correlation_steps"_a, "nt"_a, nb::kw_only(), "backend"_a = "cpu",
           "device"_a = 0, "threads"_a = 0)
@@ -153,13 +153,13 @@ void bind_solve(nb::module_& m) {
                               static_cast<index_t>(kernels.shape(1)),
                               static_cast<index_t>(kernels.shape(2))};
             new (self) inverse::KernelPrior({kernels.data(), kernels.size()}, shape,
-                                          prior_plan_options(backend, device, threads));
+                                            prior_plan_options(backend, device, threads));
           },
           "kernels"_a.noconvert(), nb::kw_only(), "backend"_a = "cpu", "device"_a = 0,
           "threads"_a = 0);
 
-  nb::class_<inverse::Hessian>(m, "Hessian",
-                             "H = F* Gamma_noise^-1 F + Gamma_prior^-1 (the posterior precision).")
+  nb::class_<inverse::Hessian>(
+      m, "Hessian", "H = F* Gamma_noise^-1 F + Gamma_prior^-1 (the posterior precision).")
       .def(
           "__init__",
           [](inverse::Hessian* self, std::shared_ptr<btt::Plan> plan, const GaussianNoise& noise,

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "current_device.hpp"
 #include "result_arrays.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
@@ -36,10 +37,6 @@
 #include "shiftop/svd/spectrum.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "sweep_callback.hpp"
-
-#ifdef SHIFTOP_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;

@@ -15,7 +15,7 @@ void bind_timing(nanobind::module_& m);
 /// Heat2d, Wave2d, smooth_source, add_relative_noise: the PDE models (shiftop.models).
 void bind_models(nanobind::module_& m);
 /// GaussianNoise, the priors, Hessian and map_cg: the inverse problem (shiftop.inverse).
-void bind_solve(nanobind::module_& m);
+void bind_inverse(nanobind::module_& m);
 /// DataSpaceHessian: K = Gamma_noise + F Gamma_prior F*, its factor, MAP/QoI/samples.
 void bind_data_space(nanobind::module_& m);
 /// shiftop._core.OperatorPair: F and a second operator G (btt::OperatorPair).

@@ -55,7 +55,7 @@ NB_MODULE(_core, m) {
   shiftop::python::bind_timing(m);
   shiftop::python::bind_models(m);
   shiftop::python::bind_pair(m);
-  shiftop::python::bind_solve(m);
+  shiftop::python::bind_inverse(m);
   shiftop::python::bind_data_space(m);
   shiftop::python::bind_svd(m);
   shiftop::python::bind_circ(m);

@@ -1,5 +1,5 @@
 // shiftop._core.GaussianNoise, Prior (DiagonalPrior, TimeSmoothingPrior, KernelPrior), Hessian and
-// map_cg: the inverse-problem layer of include/shiftop/solve/ (mixed-precision-block-toeplitz-
+// map_cg: the inverse-problem layer of include/shiftop/inverse/ (mixed-precision-block-toeplitz-
 // matvec, section 2.2, eq. 4). Priors and plans are held by std::shared_ptr (the layout of issue
 // 14). Arrays are C-contiguous float64 NumPy arrays in SOTI order; python/shiftop/inverse.py does
 // the NumPy-side casts and shapes. Work runs with the GIL released; map_cg's progress callback
@@ -107,7 +107,7 @@ nb::dict map_cg(inverse::Hessian& hessian, const Input& data, const Input& prior
 
 }  // namespace
 
-void bind_solve(nb::module_& m) {
+void bind_inverse(nb::module_& m) {
   nb::class_<GaussianNoise>(m, "GaussianNoise",
                             "Gamma_noise = diag(variances) (one per sensor) kron I_Nt.")
       .def(nb::init<std::vector<double>, index_t>(), "variances"_a, "nt"_a)

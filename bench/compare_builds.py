@@ -146,7 +146,8 @@ def main():
                                       "worst_ratio": max(ratios, default=None),
                                       "median_ratio": sorted(ratios)[len(ratios) // 2]
                                       if ratios else None}
-    Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
+        # Written after each family: a run cut short keeps what it measured.
+        Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
     for family, entry in report["families"].items():
         print(f"{family}: median ratio {entry['median_ratio']}, worst {entry['worst_ratio']}")
 

@@ -196,7 +196,7 @@ void run(const BenchOptions& o) {
 }  // namespace
 
 btt::PlanOptions plan_options(const BenchOptions& o) {
-  const btt::Backend backend = parse_backend(o.backend, o.device);
+  const btt::Backend backend = backend_option(o.backend, o.device);
   const bool cuda = backend == btt::Backend::Cuda;
   return {.backend = backend,
           .precision = o.precision,

@@ -22,6 +22,7 @@
 #include "mpi_launch.hpp"
 #include "random_operator.hpp"
 #include "runner.hpp"
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/btt/floor.hpp"
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/available_memory.hpp"
@@ -30,7 +31,6 @@
 #include "shiftop/core/timer.hpp"
 #include "shiftop/distributed/bus_bandwidth.hpp"
 #include "shiftop/distributed/collective_check.hpp"
-#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/mpi_check.hpp"
 
 namespace shiftop::app {

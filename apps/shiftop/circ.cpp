@@ -247,7 +247,7 @@ void add_matvec(CLI::App* circ_cmd) {
   cmd->callback([o] {
     // The options first: a bad one is refused before the files are read.
     circ::Options options;
-    options.backend = parse_backend(o->backend, o->device);
+    options.backend = backend_option(o->backend, o->device);
     options.cpu.kernel = parse_name<circ::CpuKernel>(o->kernel, "--kernel");
     require(o->kernel == "auto" || options.backend == Backend::Cpu,
             "--kernel {}: chooses among the CPU products; --backend cuda runs the GPU's own "

@@ -15,8 +15,8 @@
 
 namespace shiftop::app {
 
-btt::Backend parse_backend(const std::string& text, int device) {
-  return shiftop::parse_backend(text, device, "--backend", "--device");
+Backend backend_option(const std::string& text, int device) {
+  return parse_backend(text, device, "--backend", "--device");
 }
 
 void add_backend_option(CLI::App* cmd, std::string& backend) {

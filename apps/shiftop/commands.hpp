@@ -74,11 +74,12 @@ CLI::Option* add_choice_option(CLI::App* cmd, const std::string& name, std::stri
 /// commands without it leave the name empty.
 inline constexpr const char* kAllowNonfinite = "--allow-nonfinite";
 
-/// The backend --backend names; shiftop::Error "--backend: expected cpu or cuda, got '...'" for
+/// The backend --backend names, read by the library's one parser (shiftop::parse_backend) with
+/// the tool's option names; shiftop::Error "--backend: expected cpu or cuda, got '...'" for
 /// any other text, and for cuda in user words when it cannot run: a build without CUDA, no CUDA
 /// device ("no CUDA device: ..."), or no device `device` ("--device 7: this machine has 1 CUDA
 /// device (0)").
-btt::Backend parse_backend(const std::string& text, int device = 0);
+Backend backend_option(const std::string& text, int device = 0);
 
 /// --backend (the backend's name, parsed by parse_backend), --device (the GPU), --threads (CPU
 /// threads, 0: OpenMP's default, at most shiftop::hardware_threads()) and --json (one JSON object

@@ -20,6 +20,7 @@
 #include "commands.hpp"
 #include "output_paths.hpp"
 #include "shiftop/circ/operator.hpp"
+#include "shiftop/circ/reconstruct.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/io/atomic_output.hpp"
@@ -27,7 +28,6 @@
 #include "shiftop/io/npy.hpp"
 #include "shiftop/io/png.hpp"
 #include "shiftop/models/ct2d.hpp"
-#include "shiftop/circ/reconstruct.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -80,7 +80,7 @@ void run(const CtReconOptions& o) {
   const ct2d::Geometry& g = o.geometry;
   Stopwatch watch;
   circ::Options options;
-  options.backend = parse_backend(o.backend, o.device);
+  options.backend = backend_option(o.backend, o.device);
   options.gpu.device = o.device;
   options.cpu.threads = o.threads;
   circ::Operator<T> c = circ::Operator<T>::create(system_matrix<T>(o), options);
@@ -112,10 +112,9 @@ void run(const CtReconOptions& o) {
     std::fflush(stdout);
   };
   const std::span<const T> b(sinogram);
-  const circ::ReconResult<T> result = method == circ::ReconMethod::Mlem ? circ::mlem(c, b, recon)
-                                       : method == circ::ReconMethod::Sirt
-                                           ? circ::sirt(c, b, recon)
-                                           : circ::cgls(c, b, recon);
+  const circ::ReconResult<T> result = method == circ::ReconMethod::Mlem   ? circ::mlem(c, b, recon)
+                                      : method == circ::ReconMethod::Sirt ? circ::sirt(c, b, recon)
+                                                                          : circ::cgls(c, b, recon);
   const double recon_seconds = watch.lap();
 
   double diff = 0, norm = 0;

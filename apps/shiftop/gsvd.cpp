@@ -17,8 +17,8 @@
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/gpu/context.hpp"
-#include "shiftop/io/matrix_file.hpp"
 #include "shiftop/gsvd/gsvd.hpp"
+#include "shiftop/io/matrix_file.hpp"
 #include "sweep_progress.hpp"
 
 namespace shiftop::app {
@@ -105,7 +105,7 @@ void run(const GsvdCliOptions& o) {
   options.threads = o.threads;
   options.max_sweeps = o.max_sweeps;
   if (o.progress) options.progress = print_sweeps("gsvd", "transformations");
-  options.backend = parse_backend(o.backend, o.device);
+  options.backend = backend_option(o.backend, o.device);
   options.gpu.device = o.device;
   // The pair is computed in complex128 if either file is complex, else in float64.
   const bool complex = io::is_complex(io::matrix_element(

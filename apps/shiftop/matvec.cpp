@@ -127,7 +127,7 @@ void check_op_and_aux(const MatvecOptions& o) {
 }  // namespace
 
 btt::PlanOptions matvec_plan_options(const MatvecOptions& o, index_t nrhs) {
-  return {.backend = parse_backend(o.backend),
+  return {.backend = backend_option(o.backend),
           .precision = o.precision,
           .max_rhs = std::min<index_t>(nrhs, 16),
           .planning = btt::Planning::Estimate,

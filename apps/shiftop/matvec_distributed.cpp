@@ -13,12 +13,12 @@
 #include "commands.hpp"
 #include "matvec.hpp"
 #include "mpi_launch.hpp"
+#include "shiftop/btt/distributed_plan.hpp"
+#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/distributed/collective_check.hpp"
-#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/mpi_check.hpp"
-#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 
 namespace shiftop::app {

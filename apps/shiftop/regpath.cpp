@@ -151,7 +151,7 @@ void run(const RegPathOptions& o) {
   require(std::isfinite(o.space_weight) && o.space_weight >= 0,
           "--space-weight: expected a finite number >= 0, got {}", o.space_weight);
   std::vector<double> alphas = o.alphas.empty() ? std::vector<double>{} : parse_alphas(o.alphas);
-  const Backend backend = parse_backend(o.backend, o.device);
+  const Backend backend = backend_option(o.backend, o.device);
   if (!o.plot.empty()) {
     plot_format("--plot", o.plot);
     require_python_plotter("--plot");

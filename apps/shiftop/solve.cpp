@@ -22,11 +22,11 @@
 #include "shiftop/btt/plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/timer.hpp"
+#include "shiftop/inverse/data_space_hessian.hpp"
+#include "shiftop/inverse/map_cg.hpp"
 #include "shiftop/io/atomic_output.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "shiftop/io/vector_file.hpp"
-#include "shiftop/inverse/data_space_hessian.hpp"
-#include "shiftop/inverse/map_cg.hpp"
 
 namespace shiftop::app {
 namespace {
@@ -55,7 +55,7 @@ std::vector<double> read_one_vector(const std::string& path, const std::string& 
 }
 
 std::shared_ptr<inverse::Prior> make_prior(const SolveOptions& o, const Shape& shape,
-                                         const btt::PlanOptions& plan_options) {
+                                           const btt::PlanOptions& plan_options) {
   require(std::isfinite(o.prior_variance) && o.prior_variance > 0,
           "--prior-variance: expected a positive number, got {}", o.prior_variance);
   const std::vector<double> variances(static_cast<std::size_t>(shape.nm), o.prior_variance);
@@ -70,7 +70,7 @@ std::shared_ptr<inverse::Prior> make_prior(const SolveOptions& o, const Shape& s
             "--prior smoothing needs --correlation-steps, a positive number of time steps");
     require(o.prior_kernels.empty(), "--prior smoothing does not take --prior-kernels");
     return std::make_shared<inverse::TimeSmoothingPrior>(variances, o.correlation_steps, shape.nt,
-                                                       plan_options);
+                                                         plan_options);
   }
   require(!o.prior_kernels.empty(),
           "--prior kernels needs --prior-kernels FILE, the Nm x Nm x Nt block Toeplitz covariance");
@@ -101,7 +101,8 @@ Solution solve_by_cg(const SolveOptions& o, std::shared_ptr<btt::Plan> plan,
   inverse::MapCgOptions options;
   options.tolerance = o.tolerance;
   options.max_iterations = o.max_iterations;
-  options.preconditioner = parse_name<inverse::Preconditioner>(o.preconditioner, "--preconditioner");
+  options.preconditioner =
+      parse_name<inverse::Preconditioner>(o.preconditioner, "--preconditioner");
   options.threads = o.threads;
   if (show_progress) {
     options.progress = [](index_t iteration, double residual) {
@@ -300,7 +301,7 @@ void add_solve_command(CLI::App& app) {
       ->check(CLI::IsMember({"cg", "dense"}));
   const std::vector<CLI::Option*> cg_options{
       add_choice_option<inverse::Preconditioner>(cmd, "--preconditioner", o->preconditioner,
-                                               "cg: {}"),
+                                                 "cg: {}"),
       cmd->add_option("--tol", o->tolerance,
                       "cg: relative residual (preconditioner norm) to stop at")
           ->capture_default_str(),

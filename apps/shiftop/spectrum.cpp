@@ -57,7 +57,7 @@ void run(const SpectrumOptions& o) {
           "--rank-tolerance: expected 0 (the default, max(Nd, Nm) * eps) or a positive number, "
           "got {}",
           o.rank_tolerance);
-  const Backend backend = parse_backend(o.backend, o.device);
+  const Backend backend = backend_option(o.backend, o.device);
   if (!o.plot.empty()) {
     plot_format("--plot", o.plot);
     require_python_plotter("--plot");

@@ -93,7 +93,7 @@ void run(const SvdOptions& o) {
   options.strategy = parse_name<svd::StrategyKind>(o.strategy, "--strategy");
   options.threads = o.threads;
   if (o.progress) options.progress = print_sweeps("svd", "rotations");
-  options.backend = parse_backend(o.backend, o.device);
+  options.backend = backend_option(o.backend, o.device);
   options.gpu.device = o.device;
   const bool cuda = options.backend == Backend::Cuda;
   require(

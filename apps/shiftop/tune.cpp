@@ -49,7 +49,7 @@ void write_text(const std::string& path, const std::string& text) {
 void run(const TuneOptions& o) {
   check_paths({{"--operator", o.operator_path}}, {{"--json", o.json_path, OutputFormat::Json},
                                                   {"--plot", o.plot_path, OutputFormat::Plot}});
-  const btt::Backend backend = parse_backend(o.backend, o.device);
+  const btt::Backend backend = backend_option(o.backend, o.device);
   require(o.tolerance > 0, "--tol: expected a positive relative error, got {}", o.tolerance);
   if (!o.plot_path.empty()) {
     plot_format("--plot", o.plot_path);

@@ -65,7 +65,9 @@ template <class T>
 void expect_bits_equal(const std::vector<T>& a, const std::vector<T>& b) {
   ASSERT_EQ(a.size(), b.size());
   // Empty matrices (0 x n) have null data(), which memcmp must not be given even for 0 bytes.
-  if (!a.empty()) EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0);
+  if (!a.empty()) {
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0);
+  }
 }
 
 const MatrixReadOptions kAllowNonfinite{.allow_nonfinite = true};

@@ -33,10 +33,10 @@
 #include <vector>
 
 #include "shiftop/gpu/context.hpp"
+#include "shiftop/gsvd/gsvd.hpp"
+#include "shiftop/inverse/regpath.hpp"
 #include "shiftop/models/heat2d.hpp"
 #include "shiftop/models/wave2d.hpp"
-#include "shiftop/inverse/regpath.hpp"
-#include "shiftop/gsvd/gsvd.hpp"
 #include "support/prescribed_gsvd.hpp"
 
 namespace {

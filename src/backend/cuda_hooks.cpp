@@ -1,8 +1,8 @@
 // The one place for "built without CUDA" (as Ginkgo's core/device_hooks/cuda_hooks.cpp): compiled
-// instead of every CUDA source (src/{backend,btt,circ,svd,gsvd,inverse}/cuda/) when shiftop is configured
-// with SHIFTOP_ENABLE_CUDA=OFF, it defines each symbol the CPU-only library needs from them, and
-// each refuses with the same line. gpu::Context::create refuses, so no Context exists and its
-// other members are never reached; they are defined so that code using a context (the Python
+// instead of every CUDA source (src/{backend,btt,circ,svd,gsvd,inverse}/cuda/) when shiftop is
+// configured with SHIFTOP_ENABLE_CUDA=OFF, it defines each symbol the CPU-only library needs from
+// them, and each refuses with the same line. gpu::Context::create refuses, so no Context exists and
+// its other members are never reached; they are defined so that code using a context (the Python
 // bindings' stream ordering) links. A new CUDA entry point gets its refusal here; a HIP backend
 // would have hip_hooks.cpp beside it (docs/backends.md).
 #include <complex>
@@ -12,13 +12,13 @@
 #include "btt/engines.hpp"
 #include "btt/pair_device.hpp"
 #include "circ/engine.hpp"
+#include "inverse/dense_space.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
 #include "shiftop/gpu/devices.hpp"
 #include "shiftop/inverse/noise.hpp"
 #include "shiftop/inverse/prior.hpp"
 #include "shiftop/svd/jacobi_gpu.hpp"
-#include "inverse/dense_space.hpp"
 #include "svd/cuda/host_drivers.hpp"
 
 namespace shiftop {

@@ -15,7 +15,6 @@
 namespace shiftop::circ {
 namespace {
 
-
 // f(i) for every i < n on OpenMP threads.
 template <class F>
 void for_each_index(std::size_t n, F f) {

@@ -15,12 +15,12 @@
 #include <numeric>
 #include <string>
 
+#include "gsvd/gsvd_blocked.hpp"
+#include "gsvd/gsvd_pointwise.hpp"
 #include "shiftop/core/error.hpp"
 #include "svd/column_norms.hpp"
 #include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
-#include "gsvd/gsvd_blocked.hpp"
-#include "gsvd/gsvd_pointwise.hpp"
 #include "svd/rotation.hpp"
 
 namespace shiftop::svd {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "shiftop/svd/strategy.hpp"
 #include "gsvd/gsvd_pointwise.hpp"
+#include "shiftop/svd/strategy.hpp"
 
 namespace shiftop::svd::detail {
 

@@ -8,9 +8,9 @@
 #include <limits>
 #include <vector>
 
+#include "gsvd/hz_transform.hpp"
 #include "shiftop/core/error.hpp"
 #include "svd/dense_kernels.hpp"
-#include "gsvd/hz_transform.hpp"
 #include "svd/rotation.hpp"
 
 namespace shiftop::svd::detail {

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "shiftop/core/error.hpp"
-#include "shiftop/core/timer.hpp"
 #include "inverse/dense_space.hpp"
 #include "inverse/require_finite.hpp"
 #include "inverse/standard_normal.hpp"
+#include "shiftop/core/error.hpp"
+#include "shiftop/core/timer.hpp"
 
 namespace shiftop::inverse {
 namespace {

@@ -1,8 +1,8 @@
 #include <cmath>
 
+#include "inverse/prior_variances.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/inverse/prior.hpp"
-#include "inverse/prior_variances.hpp"
 
 namespace shiftop::inverse {
 

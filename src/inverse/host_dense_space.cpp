@@ -9,9 +9,9 @@
 #include <limits>
 
 #include "core/aligned_buffer.hpp"
+#include "inverse/dense_space.hpp"
 #include "shiftop/core/available_memory.hpp"
 #include "shiftop/core/error.hpp"
-#include "inverse/dense_space.hpp"
 
 namespace shiftop::inverse {
 namespace {

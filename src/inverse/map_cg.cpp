@@ -4,11 +4,11 @@
 #include <cmath>
 #include <optional>
 
+#include "inverse/require_finite.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/core/threads.hpp"
 #include "shiftop/core/timer.hpp"
 #include "shiftop/inverse/circulant_preconditioner.hpp"
-#include "inverse/require_finite.hpp"
 
 namespace shiftop::inverse {
 namespace {

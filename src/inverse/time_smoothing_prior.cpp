@@ -3,9 +3,9 @@
 #include <complex>
 #include <numbers>
 
+#include "inverse/prior_variances.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/inverse/prior.hpp"
-#include "inverse/prior_variances.hpp"
 
 namespace shiftop::inverse {
 namespace {

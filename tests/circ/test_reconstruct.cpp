@@ -16,13 +16,12 @@
 #include <vector>
 
 #include "shiftop/circ/operator.hpp"
-#include "shiftop/models/ct2d.hpp"
 #include "shiftop/circ/reconstruct.hpp"
+#include "shiftop/models/ct2d.hpp"
 #include "support/expect_error.hpp"
 
 namespace shiftop::circ {
 namespace {
-
 
 // A first block row and its explicit C (row-major, double).
 struct Problem {

@@ -20,13 +20,13 @@
 #include <tuple>
 #include <vector>
 
+#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/btt/plan.hpp"
+#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/distributed/collective_check.hpp"
-#include "shiftop/btt/distributed_plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/partition.hpp"
-#include "shiftop/btt/read_distributed_plan.hpp"
 #include "shiftop/io/operator_file.hpp"
 #include "support/dense_reference.hpp"
 #include "support/distributed_test_support.hpp"

@@ -1,8 +1,9 @@
 // Adversarial probes of the implicit Hari-Zimmermann GSVD (shiftop/gsvd/gsvd.hpp) and of the
-// regularisation path (shiftop/inverse/regpath.hpp), issue 18: the smallest sizes, zero and identity
-// pairs, extreme scalings, padding of the leading dimensions, every variant and block width on
-// wide complex pairs, thread-count invariance, ill-conditioned G (an accurate answer or a refusal,
-// never a silent wrong one), and the path at extreme weights (no NaN from alpha^2 over/underflow).
+// regularisation path (shiftop/inverse/regpath.hpp), issue 18: the smallest sizes, zero and
+// identity pairs, extreme scalings, padding of the leading dimensions, every variant and block
+// width on wide complex pairs, thread-count invariance, ill-conditioned G (an accurate answer or a
+// refusal, never a silent wrong one), and the path at extreme weights (no NaN from alpha^2
+// over/underflow).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +17,8 @@
 #include <vector>
 
 #include "shiftop/core/error.hpp"
-#include "shiftop/inverse/regpath.hpp"
 #include "shiftop/gsvd/gsvd.hpp"
+#include "shiftop/inverse/regpath.hpp"
 #include "support/expect_error.hpp"
 
 namespace {

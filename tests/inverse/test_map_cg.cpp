@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "random_inverse_problem.hpp"
-#include "shiftop/models/heat2d.hpp"
 #include "shiftop/inverse/map_cg.hpp"
+#include "shiftop/models/heat2d.hpp"
 #include "support/expect_error.hpp"
 
 namespace shiftop::inverse {

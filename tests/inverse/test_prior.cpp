@@ -1,7 +1,7 @@
-// The priors (shiftop/inverse/prior.hpp) against their explicit dense covariances: apply_covariance,
-// apply_precision (its product with the covariance is I), apply_sqrt (S S^T = Gamma_prior) and
-// the circulant spectrum against the DFT by definition; odd sizes, Nm = 1, Nt = 1, several
-// right-hand sides; bad inputs are refused with messages naming them.
+// The priors (shiftop/inverse/prior.hpp) against their explicit dense covariances:
+// apply_covariance, apply_precision (its product with the covariance is I), apply_sqrt (S S^T =
+// Gamma_prior) and the circulant spectrum against the DFT by definition; odd sizes, Nm = 1, Nt = 1,
+// several right-hand sides; bad inputs are refused with messages naming them.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "shiftop/btt/plan.hpp"
 #include "shiftop/btt/distributed_plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 #include "shiftop/distributed/partition.hpp"
 #include "support/dense_reference.hpp"

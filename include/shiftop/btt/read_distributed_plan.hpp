@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "shiftop/btt/plan.hpp"
 #include "shiftop/btt/distributed_plan.hpp"
+#include "shiftop/btt/plan.hpp"
 #include "shiftop/distributed/grid.hpp"
 
 namespace shiftop::distributed {

@@ -25,7 +25,8 @@ enum class Preconditioner { Prior, Circulant };
 template <>
 struct shiftop::EnumNames<shiftop::inverse::Preconditioner> {
   static constexpr std::array<std::pair<inverse::Preconditioner, std::string_view>, 2> table{
-      {{inverse::Preconditioner::Prior, "prior"}, {inverse::Preconditioner::Circulant, "circulant"}}};
+      {{inverse::Preconditioner::Prior, "prior"},
+       {inverse::Preconditioner::Circulant, "circulant"}}};
 };
 
 namespace shiftop::inverse {

@@ -1,5 +1,5 @@
-// shiftop::inverse::RegularizationPath — Tikhonov regularisation of a block-Toeplitz inverse problem
-// for every weight alpha at once, through the GSVD of each frequency pair (issue 18;
+// shiftop::inverse::RegularizationPath — Tikhonov regularisation of a block-Toeplitz inverse
+// problem for every weight alpha at once, through the GSVD of each frequency pair (issue 18;
 // jacobi-svd-gsvd-gpu-thesis, chapter 3, for the GSVD).
 //
 // THE CIRCULANT APPROXIMATION. The block-Toeplitz F (Nd x Nm blocks, Nt steps) is embedded in the
@@ -17,7 +17,8 @@
 // first Nt steps of the inverse DFT. It is NOT the Tikhonov solution of the Toeplitz problem
 // itself (there m has Nt steps and nothing wraps around); it is its circulant approximation, a
 // starting point or a preconditioner for the exact solve (`shiftop solve`, which runs CG on the
-// Toeplitz normal equations with the circulant preconditioner of inverse/circulant_preconditioner.hpp).
+// Toeplitz normal equations with the circulant preconditioner of
+// inverse/circulant_preconditioner.hpp).
 //
 // THE REGULARISER, shift-invariant in time, possibly coupling the parameters in space:
 //   R^[w] = [ mass * I ;  time_weight * delta(w)^k * I ;  space_weight * Lap ]   (rows stacked,

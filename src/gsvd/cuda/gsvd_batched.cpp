@@ -15,9 +15,9 @@
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/context.cuh"
+#include "gsvd/cuda/gsvd_kernels.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/svd/strategy.hpp"
-#include "gsvd/cuda/gsvd_kernels.hpp"
 #include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
 

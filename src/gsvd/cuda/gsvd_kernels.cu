@@ -6,9 +6,9 @@
 // the GPU": whole warps around shuffles). The butterfly leaves the identical sum in every lane of a
 // group, so a group's lanes take the same branches on it.
 #include "backend/cuda/check.hpp"
-#include "svd/cuda/group_ops.cuh"
 #include "gsvd/cuda/gsvd_kernels.hpp"
 #include "gsvd/hz_transform.hpp"
+#include "svd/cuda/group_ops.cuh"
 
 namespace shiftop::svd::gpu_kernels {
 namespace {

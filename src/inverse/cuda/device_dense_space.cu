@@ -13,8 +13,8 @@
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/context.cuh"
 #include "backend/cuda/runtime.cuh"
-#include "shiftop/gpu/context.hpp"
 #include "inverse/dense_space.hpp"
+#include "shiftop/gpu/context.hpp"
 
 namespace shiftop::inverse {
 namespace {

@@ -1,10 +1,10 @@
-// GaussianNoise's device methods (include/shiftop/inverse/noise.hpp): Gamma_noise = diag(variance_i)
-// ⊗ I_Nt and its inverse as a per-block scaling on the GPU.
+// GaussianNoise's device methods (include/shiftop/inverse/noise.hpp): Gamma_noise =
+// diag(variance_i) ⊗ I_Nt and its inverse as a per-block scaling on the GPU.
 #include <string>
 
+#include "inverse/cuda/block_scaling.cuh"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/inverse/noise.hpp"
-#include "inverse/cuda/block_scaling.cuh"
 
 namespace shiftop::inverse {
 namespace {

@@ -3,9 +3,9 @@
 // variances, the kernel prior as its block Toeplitz plan, all on the caller's stream.
 #include <string>
 
+#include "inverse/cuda/block_scaling.cuh"
 #include "shiftop/core/error_type.hpp"
 #include "shiftop/inverse/prior.hpp"
-#include "inverse/cuda/block_scaling.cuh"
 
 namespace shiftop::inverse {
 namespace {

@@ -55,6 +55,8 @@ struct Config {
   bool vectors = false, json = false;
   std::string matrix = "random", reference = "cpu";
   index_t timed_matrices = 0;  // per-matrix methods; 0: the whole batch
+  shiftop::svd::Variant variant = shiftop::svd::Variant::Auto;
+  index_t block_width = 0;
   unsigned seed = 42;
 };
 
@@ -71,6 +73,8 @@ struct Cuda<float> {
   static constexpr auto gesvdj = cusolverDnSgesvdj;
   static constexpr auto batched_size = cusolverDnSgesvdjBatched_bufferSize;
   static constexpr auto batched = cusolverDnSgesvdjBatched;
+  static constexpr auto gesvda_size = cusolverDnSgesvdaStridedBatched_bufferSize;
+  static constexpr auto gesvda = cusolverDnSgesvdaStridedBatched;
   static constexpr auto geam = cublasSgeam;
   static constexpr cublasOperation_t adjoint = CUBLAS_OP_T;
 };
@@ -83,6 +87,8 @@ struct Cuda<double> {
   static constexpr auto gesvdj = cusolverDnDgesvdj;
   static constexpr auto batched_size = cusolverDnDgesvdjBatched_bufferSize;
   static constexpr auto batched = cusolverDnDgesvdjBatched;
+  static constexpr auto gesvda_size = cusolverDnDgesvdaStridedBatched_bufferSize;
+  static constexpr auto gesvda = cusolverDnDgesvdaStridedBatched;
   static constexpr auto geam = cublasDgeam;
   static constexpr cublasOperation_t adjoint = CUBLAS_OP_T;
 };
@@ -95,6 +101,8 @@ struct Cuda<std::complex<float>> {
   static constexpr auto gesvdj = cusolverDnCgesvdj;
   static constexpr auto batched_size = cusolverDnCgesvdjBatched_bufferSize;
   static constexpr auto batched = cusolverDnCgesvdjBatched;
+  static constexpr auto gesvda_size = cusolverDnCgesvdaStridedBatched_bufferSize;
+  static constexpr auto gesvda = cusolverDnCgesvdaStridedBatched;
   static constexpr auto geam = cublasCgeam;
   static constexpr cublasOperation_t adjoint = CUBLAS_OP_C;
 };
@@ -107,6 +115,8 @@ struct Cuda<std::complex<double>> {
   static constexpr auto gesvdj = cusolverDnZgesvdj;
   static constexpr auto batched_size = cusolverDnZgesvdjBatched_bufferSize;
   static constexpr auto batched = cusolverDnZgesvdjBatched;
+  static constexpr auto gesvda_size = cusolverDnZgesvdaStridedBatched_bufferSize;
+  static constexpr auto gesvda = cusolverDnZgesvdaStridedBatched;
   static constexpr auto geam = cublasZgeam;
   static constexpr cublasOperation_t adjoint = CUBLAS_OP_C;
 };
@@ -270,6 +280,8 @@ Outcome run_shiftop(Problem<T>& p) {
   const auto stream = static_cast<cudaStream_t>(context->stream());
   shiftop::svd::JacobiOptions options;
   options.compute_u = options.compute_v = c.vectors;
+  options.variant = c.variant;
+  options.block_width = c.block_width;
   p.sigma = DeviceArray<Real<T>>(c.batch * p.r);
   p.u = DeviceArray<T>(c.vectors ? c.batch * c.m * p.r : 0);
   p.v = DeviceArray<T>(c.vectors ? c.batch * c.n * p.r : 0);
@@ -325,15 +337,22 @@ Outcome run_gesvdj_batched(Problem<T>& p, Lane<T>& lane) {
   return o;
 }
 
-// gesvdj or gesvd on each of the first `count` matrices, matrix b on lane b % lanes. Starts after
-// the work queued on `main` and queues on `main` the wait for every lane.
+// cuSOLVER's one-matrix SVDs: QR iteration (gesvd), Jacobi (gesvdj), and the approximate gesvda
+// (Gram-based; on a batch of one here, so a matrix at a time like the others).
+enum class Solver { Gesvd, Gesvdj, Gesvda };
+const char* name_of(Solver solver) {
+  return solver == Solver::Gesvd ? "gesvd" : solver == Solver::Gesvdj ? "gesvdj" : "gesvda";
+}
+
+// gesvd, gesvdj or gesvda on each of the first `count` matrices, matrix b on lane b % lanes.
+// Starts after the work queued on `main` and queues on `main` the wait for every lane.
 template <class T>
 class PerMatrix {
  public:
-  PerMatrix(Problem<T>& p, std::vector<Lane<T>>& lanes, bool jacobi, index_t count)
-      : p_(p), lanes_(lanes), jacobi_(jacobi), count_(count) {
+  PerMatrix(Problem<T>& p, std::vector<Lane<T>>& lanes, Solver solver, index_t count)
+      : p_(p), lanes_(lanes), jacobi_(solver == Solver::Gesvdj), solver_(solver), count_(count) {
     const Config& c = p.c;
-    wide_ = !jacobi && c.m < c.n;  // gesvd needs m >= n
+    wide_ = !jacobi_ && c.m < c.n;  // gesvd and gesvda need m >= n
     rows_ = wide_ ? c.n : c.m;
     cols_ = wide_ ? c.m : c.n;
     p.sigma = DeviceArray<Real<T>>(count * p.r);
@@ -391,6 +410,11 @@ class PerMatrix {
                                               device(p_.scratch.get()), int(c.m), p_.sigma.get(),
                                               device(p_.u.get()), int(c.m), device(p_.v.get()),
                                               int(c.n), &lwork, lane.params));
+    } else if (solver_ == Solver::Gesvda) {
+      SHIFTOP_CUDA_CHECK(Cuda<T>::gesvda_size(
+          lane.solver, jobz(), int(cols_), int(rows_), int(cols_), device(p_.scratch.get()),
+          int(rows_), rows_ * cols_, p_.sigma.get(), cols_, device(p_.u.get()), int(rows_),
+          rows_ * cols_, device(p_.v.get()), int(cols_), cols_ * cols_, &lwork, 1));
     } else {
       SHIFTOP_CUDA_CHECK(Cuda<T>::gesvd_size(lane.solver, int(rows_), int(cols_), &lwork));
     }
@@ -422,6 +446,14 @@ class PerMatrix {
                                        device(lane.transposed.get()), int(c.n)));
       a = lane.transposed.get();
     }
+    if (solver_ == Solver::Gesvda) {  // full rank; U rows_ x r, V cols_ x r
+      double residual_norm = 0;
+      SHIFTOP_CUDA_CHECK(Cuda<T>::gesvda(
+          lane.solver, jobz(), int(cols_), int(rows_), int(cols_), device(a), int(rows_),
+          rows_ * cols_, s, cols_, device(u), int(rows_), rows_ * cols_, device(v), int(cols_),
+          cols_ * cols_, device(lane.work.get()), lwork, p_.info.get() + b, &residual_norm, 1));
+      return;
+    }
     const signed char job = c.vectors ? 'S' : 'N';
     SHIFTOP_CUDA_CHECK(Cuda<T>::gesvd(lane.solver, job, job, int(rows_), int(cols_), device(a),
                                       int(rows_), s, device(u), int(rows_), device(v), int(r),
@@ -431,19 +463,22 @@ class PerMatrix {
 
   Problem<T>& p_;
   std::vector<Lane<T>>& lanes_;
-  bool jacobi_, wide_ = false;
+  bool jacobi_;
+  Solver solver_;
+  bool wide_ = false;
   index_t count_, rows_ = 0, cols_ = 0;
   cudaEvent_t start_ = nullptr;
 };
 
 template <class T>
-Outcome run_per_matrix(Problem<T>& p, std::vector<Lane<T>>& lanes, bool jacobi, index_t count,
+Outcome run_per_matrix(Problem<T>& p, std::vector<Lane<T>>& lanes, Solver solver, index_t count,
                        const std::vector<index_t>& samples) {
   const Config& c = p.c;
+  const bool jacobi = solver == Solver::Gesvdj;
   cudaStream_t main = nullptr;
   SHIFTOP_CUDA_CHECK(cudaStreamCreateWithFlags(&main, cudaStreamNonBlocking));
-  PerMatrix<T> runner(p, lanes, jacobi, count);
-  Outcome o{jacobi ? "gesvdj" : "gesvd"};
+  PerMatrix<T> runner(p, lanes, solver, count);
+  Outcome o{name_of(solver)};
   o.timed_matrices = count;
   o.ms = time_calls(
       c, main, [&] { p.restore(count); }, [&](cudaStream_t s) { runner.launch(s); });
@@ -493,7 +528,7 @@ std::vector<std::vector<double>> reference_sigma(const Config& c, const std::vec
     p.scratch = DeviceArray<W>(wide.size());
     p.restore(k);
     std::vector<Lane<W>> lanes(1);
-    PerMatrix<W> runner(p, lanes, false, k);
+    PerMatrix<W> runner(p, lanes, Solver::Gesvd, k);
     runner.launch(lanes.front().stream);
     SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(lanes.front().stream));
     if (p.failed(k) != 0) throw std::runtime_error("the FP64 gesvd reference did not converge");
@@ -528,8 +563,9 @@ nlohmann::json run(const Config& c) {
   const std::vector<T> host = make_batch<T>(c);
   Problem<T> p{c, std::min(c.m, c.n)};
   p.upload(host);
-  const bool per_matrix = std::any_of(c.methods.begin(), c.methods.end(),
-                                      [](const auto& m) { return m == "gesvdj" || m == "gesvd"; });
+  const bool per_matrix = std::any_of(c.methods.begin(), c.methods.end(), [](const auto& m) {
+    return m == "gesvdj" || m == "gesvd" || m == "gesvda";
+  });
   const bool overwrites = per_matrix || std::count(c.methods.begin(), c.methods.end(),
                                                    std::string("gesvdj_batched")) > 0;
   const index_t timed =
@@ -552,10 +588,13 @@ nlohmann::json run(const Config& c) {
     // too, each with its message).
     Outcome o;
     try {
-      o = method == "shiftop" ? run_shiftop(p)
-          : method == "gesvdj_batched"
-              ? run_gesvdj_batched(p, lanes.front())
-              : run_per_matrix(p, lanes, method == "gesvdj", timed, samples);
+      o = method == "shiftop"          ? run_shiftop(p)
+          : method == "gesvdj_batched" ? run_gesvdj_batched(p, lanes.front())
+                                       : run_per_matrix(p, lanes,
+                                                        method == "gesvdj"   ? Solver::Gesvdj
+                                                        : method == "gesvda" ? Solver::Gesvda
+                                                                             : Solver::Gesvd,
+                                                        timed, samples);
     } catch (const std::exception& e) {
       std::fprintf(human, "%-15s failed: %s\n", method.c_str(), e.what());
       methods.push_back({{"method", method}, {"error", e.what()}});
@@ -609,7 +648,15 @@ int main(int argc, char** argv) {
   app.add_option("--n", c.n, "columns")->check(CLI::PositiveNumber);
   app.add_option("--type", c.type, "d, s, z or c (LAPACK's letters)")
       ->check(CLI::IsMember({"d", "s", "z", "c"}));
-  app.add_option("--methods", methods, "comma-separated: shiftop, gesvdj_batched, gesvdj, gesvd");
+  app.add_option("--methods", methods,
+                 "comma-separated: shiftop, gesvdj_batched, gesvdj, gesvd, gesvda");
+  std::string variant = "auto";
+  app.add_option("--variant", variant,
+                 "shiftop's variant: auto, pointwise, block-oriented or full-block")
+      ->check(CLI::IsMember({"auto", "pointwise", "block-oriented", "full-block"}));
+  app.add_option("--block-width", c.block_width,
+                 "shiftop's blocked method: columns per block (0: its choice)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--reps", c.reps, "timed calls per method")->check(CLI::PositiveNumber);
   app.add_option("--warmup", c.warmup, "untimed calls first")->check(CLI::NonNegativeNumber);
   bool values_only = false;  // the default; the flag says so explicitly
@@ -631,11 +678,12 @@ int main(int argc, char** argv) {
   app.add_flag("--json", c.json, "one JSON object on stdout (the summaries go to stderr)");
   CLI11_PARSE(app, argc, argv);
   c.methods = split(methods);
+  c.variant = shiftop::parse_name<shiftop::svd::Variant>(variant, "--variant");
   for (const std::string& m : c.methods) {
-    if (m != "shiftop" && m != "gesvdj_batched" && m != "gesvdj" && m != "gesvd") {
+    if (m != "shiftop" && m != "gesvdj_batched" && m != "gesvdj" && m != "gesvd" && m != "gesvda") {
       std::fprintf(stderr,
                    "--methods: unknown method '%s' (expected shiftop, gesvdj_batched, gesvdj, "
-                   "gesvd)\n",
+                   "gesvd, gesvda)\n",
                    m.c_str());
       return 2;
     }
@@ -662,6 +710,8 @@ int main(int argc, char** argv) {
     result["streams"] = c.streams;
     result["reps"] = c.reps;
     result["warmup"] = c.warmup;
+    result["variant"] = variant;
+    result["block_width"] = c.block_width;
     // A test build fills every workspace shiftop allocates with NaN, inside its timed calls.
     result["poisoned_workspaces"] = shiftop::kPoisonWorkspaces;
     result["reference"] = c.reference == "cpu"     ? "shiftop CPU jacobi FP64"

@@ -11,11 +11,12 @@ Sections (--sections):
             faster than the fastest peer.
   spectrum  1001 complex 100 x 5000 matrices (the spectrum of the (Nd=100, Nm=5000, Nt=1000)
             operator), values only. Target: >= 5x.
-  single    one n x n FP64 matrix, n = --single-sizes, shiftop against gesvdj and gesvd, one binary
-            call per method (a slow one cannot take the others' results with it); shiftop (the
-            blocked method, many thread blocks per matrix) only up to --single-shiftop-max (its
-            time grows past the call's timeout beyond), the larger orders are recorded as skipped
-            with that reason.
+  single    one n x n FP64 matrix, n = --single-sizes, values only and (--single-vectors) with U
+            and V: shiftop (the blocked method with cuBLAS products, once per --single-variants:
+            auto is the "shiftop" column, the others "shiftop-<variant>") against gesvdj, gesvd
+            and gesvda, one binary call per method (a slow one cannot take the others' results
+            with it); shiftop only up to --single-shiftop-max, the larger orders recorded as
+            skipped with that reason.
 
 gesvdj, gesvd, torch and cupy loop over the matrices of a batch above 32 x 32, at milliseconds per
 matrix: they are timed on the first matrices of the batch (timed_matrices in the JSON) and scaled
@@ -54,7 +55,7 @@ HBM_BYTES_PER_S = 3.35e12
 EXPECTED_SWEEPS = 8
 ITEM_BYTES = {"d": 8, "s": 4, "z": 16, "c": 8}
 NUMPY_DTYPE = {"d": np.float64, "s": np.float32, "z": np.complex128, "c": np.complex64}
-PEERS = ("gesvdj_batched", "gesvdj", "gesvd", "torch", "cupy")
+PEERS = ("gesvdj_batched", "gesvdj", "gesvd", "gesvda", "torch", "cupy")
 
 
 def floor_ms(kind, m, n, batch):
@@ -86,10 +87,11 @@ def cases(args):
         out.append(dict(section="spectrum", kind="z", m=100, n=5000, batch=1001, matrix="random",
                         vectors=False, target=5.0, timed=100, library_timed=50, reps=3))
     if "single" in args.sections:
-        for n in args.single_sizes:
-            out.append(dict(section="single", kind="d", m=n, n=n, batch=1, matrix="random",
-                            vectors=False, target=None, libraries=False, reps=3 if n <= 1024 else 1,
-                            warmup=1 if n <= 1024 else 0))
+        for vectors in (False, True) if args.single_vectors else (False,):
+            for n in args.single_sizes:
+                out.append(dict(section="single", kind="d", m=n, n=n, batch=1, matrix="random",
+                                vectors=vectors, target=1.0, libraries=False, versus=("gesvd",),
+                                reps=3 if n <= 2048 else 1, warmup=1))
     for case in out:
         case.setdefault("libraries", True)
         case.setdefault("timed", args.timed_matrices)
@@ -98,16 +100,17 @@ def cases(args):
         case.setdefault("warmup", 1)
         batched_path = case["m"] <= 32 and case["n"] <= 32
         case["binary_methods"] = ["shiftop"] + (["gesvdj_batched"] if batched_path else []) + [
-            "gesvdj", "gesvd"]
+            "gesvdj", "gesvd"] + (["gesvda"] if case["section"] == "single" else [])
         case["name"] = "{section}-{kind}-{m}x{n}x{batch}{v}{g}".format(
             v="-uv" if case["vectors"] else "", g="-graded" if case["matrix"] == "graded" else "",
             **case)
     return out
 
 
-def run_binary(args, case, methods, reference="cpu"):
+def run_binary(args, case, methods, reference="cpu", variant="auto"):
     """One call of bench_jacobi_svd_gpu: its JSON object, or an entry with the error."""
-    command = [args.binary, "--json", "--batch", str(case["batch"]), "--m", str(case["m"]),
+    command = [args.binary, "--json", "--variant", variant, "--batch", str(case["batch"]),
+               "--m", str(case["m"]),
                "--n", str(case["n"]), "--type", case["kind"], "--methods", ",".join(methods),
                "--reps", str(case["reps"]), "--warmup", str(case["warmup"]),
                "--matrix", case["matrix"], "--streams", str(args.streams),
@@ -233,7 +236,8 @@ def summarise(case, methods):
     """Adds shiftop's time, the fastest peer, the speed-up and the floor to the case."""
     timed = {e["method"]: e for e in methods if "median_ms" in e}
     case["floor_ms"] = floor_ms(case["kind"], case["m"], case["n"], case["batch"])
-    peers = [timed[p] for p in PEERS if p in timed]
+    # (single: the issue's target is gesvd; gesvda is approximate, gesvdj is reported beside)
+    peers = [timed[p] for p in case.get("versus", PEERS) if p in timed]
     if "shiftop" not in timed or not peers:
         return
     ours = timed["shiftop"]["median_ms"]
@@ -259,7 +263,9 @@ def run_case(args, case, libraries):
                 continue
             # gesvd is the FP64 reference from 2048 on: its own error is 0 by construction.
             reference = "cpu" if case["n"] < 2048 else ("none" if method == "gesvd" else "gesvd")
-            calls.append(([method], run_binary(args, case, [method], reference)))
+            for variant in args.single_variants if method == "shiftop" else ["auto"]:
+                name = method if variant == "auto" else f"{method}-{variant}"
+                calls.append(([name], run_binary(args, case, [method], reference, variant)))
     else:
         calls.append((case["binary_methods"], run_binary(args, case, case["binary_methods"])))
     for names, call in calls:
@@ -269,6 +275,8 @@ def run_case(args, case, libraries):
         for entry in call["methods"]:
             entry.update(reference=call["reference"], samples=call["samples"],
                          command=call["command"])
+            if len(names) == 1:  # a variant's call names its one method
+                entry["method"] = names[0]
             methods.append(entry)
         case.setdefault("device", call["device"])
         case.setdefault("poisoned_workspaces", call["poisoned_workspaces"])
@@ -305,7 +313,9 @@ def cell(entry, batch):
 
 
 def markdown(result):
-    columns = ("shiftop",) + PEERS
+    variants = sorted({e["method"] for c in result["cases"] for e in c["methods"]
+                       if e["method"].startswith("shiftop-")})
+    columns = ("shiftop", *variants) + PEERS
     lines = [f"GPU Jacobi SVD, {result['device']}, {result['date']}. Median ms for the whole "
              "batch (relative error of the singular values, sweeps); * = timed on the first "
              "matrices and scaled to the batch." + (
@@ -340,15 +350,20 @@ def main():
                         type=lambda s: s.split(","), help="batched, spectrum, single")
     parser.add_argument("--single-sizes", default="1024,2048,4096,8192",
                         type=lambda s: [int(x) for x in s.split(",")])
-    parser.add_argument("--single-shiftop-max", type=int, default=4096,
+    parser.add_argument("--single-shiftop-max", type=int, default=16384,
                         help="largest single order shiftop runs")
+    parser.add_argument("--single-vectors", action="store_true",
+                        help="single: also every order with U and V")
+    parser.add_argument("--single-variants", default="auto", type=lambda s: s.split(","),
+                        help="single: shiftop's variants, one call each (auto, block-oriented, "
+                             "full-block)")
     parser.add_argument("--timed-matrices", type=int, default=200,
                         help="per-matrix loops (gesvdj, gesvd, torch, cupy above 32 x 32) time "
                              "this many matrices and scale to the batch")
     parser.add_argument("--streams", type=int, default=4, help="streams for gesvdj and gesvd")
     parser.add_argument("--timeout", type=int, default=150,
                         help="seconds per binary call (batched, spectrum)")
-    parser.add_argument("--single-timeout", type=int, default=45,
+    parser.add_argument("--single-timeout", type=int, default=120,
                         help="seconds per binary call of the single section")
     parser.add_argument("--no-torch", action="store_true", help="leave torch.linalg.svd out")
     parser.add_argument("--no-cupy", action="store_true", help="leave cupy.linalg.svd out")

@@ -624,9 +624,9 @@ TEST_F(GpuResidency, QrAndRotationsInGlobalMemory) {
                   400, 128, 400, 400 * 128, options);
 }
 
-// 130x130 complex<double>: G alone is 264 KiB, so the matrix goes to the blocked method (block
-// pairs of 130 x 32 in shared memory, svd/cuda/block_pair_kernel.cu); values only and with vectors
-// give the same values within rounding.
+// 130x130 complex<double>: G alone is 264 KiB, so the matrix goes to the blocked method
+// (svd/cuda/blocked_method.hpp: blocks of 32 columns, 130 = 4 x 32 + 2, padded to 6 blocks);
+// values only and with vectors give the same values within rounding.
 TEST_F(GpuResidency, GInGlobalMemory) {
   using T = std::complex<double>;
   const std::vector<T> a = random_entries<T>(2 * 130 * 130, 52);
@@ -669,16 +669,16 @@ TEST_F(GpuResidency, SpectrumShapeAndItsTranspose) {
 }
 
 // The blocked method (cols x cols does not fit one block: many thread blocks per matrix, no QR).
-// 256x256 double, a batch of 3 with U and V: the pairs' columns (256 x 32) in shared memory.
-TEST_F(GpuResidency, BlockedPairsInSharedMemory) {
+// 256x256 double, a batch of 3 with U and V: blocks of 48 columns, 256 = 5 x 48 + 16.
+TEST_F(GpuResidency, BlockedSquareBatch) {
   const JacobiOptions options{.compute_u = true, .compute_v = true};
-  expect_like_cpu("256x256 double batch 3, blocked, direct",
-                  random_entries<double>(3 * 256 * 256, 55), 3, 256, 256, 256, 256 * 256, options);
+  expect_like_cpu("256x256 double batch 3, blocked", random_entries<double>(3 * 256 * 256, 55), 3,
+                  256, 256, 256, 256 * 256, options);
 }
 
-// 1200x300 double with U and V: a pair's columns (300 KiB) do not fit, so each pair is shortened
-// to R by its Gram matrix and Cholesky (thesis 2.3.1) and multiplied by the rotations afterwards.
-TEST_F(GpuResidency, BlockedPairsShortenedByCholesky) {
+// 1200x300 double with U and V: tall pairs (1200 x 96), shortened to R by their Gram matrix and
+// Cholesky (thesis 2.3.1) and multiplied by the rotations afterwards.
+TEST_F(GpuResidency, BlockedTall) {
   const JacobiOptions options{.compute_u = true, .compute_v = true};
   expect_like_cpu("1200x300 double, blocked, Gram + Cholesky",
                   random_entries<double>(1200 * 300, 56), 1, 1200, 300, 1200, 1200 * 300, options);
@@ -775,6 +775,144 @@ TYPED_TEST(GpuJacobi, OneMatrixAndAGivenContext) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The blocked method with cuBLAS products (svd/cuda/blocked_method.hpp), forced by the variants at
+// small sizes so that narrow block columns cross every boundary: a column count that is a multiple
+// of the width and one that is not (the last block padded with zero columns), an odd block count
+// (a whole zero block added), one column, wide matrices through A^H, batches (the pairs of all
+// matrices in one GEMM), every strategy (steps whose idle blocks are paired as fillers), both
+// variants (one inner sweep, or to convergence).
+
+using GpuBlockedMethod = GpuTest;
+
+TEST_F(GpuBlockedMethod, EveryRemainderAndShapeLikeTheCpu) {
+  struct Case {
+    index_t batch, m, n, width;
+  };
+  unsigned seed = 60;
+  for (const Case c :
+       {Case{1, 48, 48, 8}, Case{2, 50, 33, 4}, Case{1, 64, 7, 3}, Case{3, 40, 21, 5},
+        Case{1, 33, 50, 4}, Case{2, 9, 1, 0}, Case{1, 1, 6, 0}, Case{1, 97, 97, 0}})
+    for (const Variant variant : {Variant::BlockOriented, Variant::FullBlock}) {
+      JacobiOptions options{.compute_u = true, .compute_v = true};
+      options.variant = variant;
+      options.block_width = c.width;
+      const std::string name = std::to_string(c.batch) + " x " + std::to_string(c.m) + "x" +
+                               std::to_string(c.n) + " width " + std::to_string(c.width) + ", " +
+                               std::string(shiftop::name_of(variant));
+      const std::vector<double> a = random_entries<double>(c.batch * c.m * c.n, seed++);
+      expect_like_cpu(name, a, c.batch, c.m, c.n, c.m, c.m * c.n, options);
+      const JacobiOptions values{.variant = variant, .block_width = c.width};
+      const auto only =
+          expect_like_cpu(name + ", values only", a, c.batch, c.m, c.n, c.m, c.m * c.n, values);
+      EXPECT_TRUE(only.u.empty() && only.v.empty()) << name;
+    }
+}
+
+TEST_F(GpuBlockedMethod, EveryStrategyAndElementType) {
+  for (const StrategyKind kind :
+       {StrategyKind::ReversedRowCyclicClosest, StrategyKind::RowCyclicClosest,
+        StrategyKind::ModifiedModulus, StrategyKind::RowCyclic}) {
+    JacobiOptions options{.compute_u = true, .compute_v = true};
+    options.variant = Variant::FullBlock;
+    options.block_width = 6;
+    options.strategy = kind;
+    const std::string name = "70x45 width 6, " + std::string(shiftop::name_of(kind));
+    expect_like_cpu(name + ", float", random_entries<float>(70 * 45, 70), 1, 70, 45, 70, 70 * 45,
+                    options);
+    expect_like_cpu(name + ", complex<double>", random_entries<std::complex<double>>(70 * 45, 71),
+                    1, 70, 45, 70, 70 * 45, options);
+    expect_like_cpu(name + ", complex<float>", random_entries<std::complex<float>>(45 * 70, 72), 1,
+                    45, 70, 45, 45 * 70, options);
+  }
+}
+
+// Rank 40 of 150 columns (a product of 200 x 40 and 40 x 150 factors) with a zero column: 110
+// exact or rounding-level zeros, whose vectors the driver completes; a zero matrix.
+TEST_F(GpuBlockedMethod, RankDeficientAndZero) {
+  const index_t m = 200, n = 150, rank = 40;
+  const std::vector<double> left = random_entries<double>(m * rank, 73);
+  const std::vector<double> right = random_entries<double>(rank * n, 74);
+  std::vector<double> a(static_cast<std::size_t>(m * n), 0.0);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t l = 0; l < rank; ++l)
+      for (index_t i = 0; i < m; ++i)
+        a[i + j * m] += left[i + l * m] * right[l + j * rank];
+  for (index_t i = 0; i < m; ++i)
+    a[i + 17 * m] = 0;
+  JacobiOptions options{.compute_u = true, .compute_v = true};
+  options.variant = Variant::FullBlock;
+  options.block_width = 16;
+  const auto r = on_gpu(a, 1, m, n, m, m * n, options);
+  ASSERT_EQ(r.sigma.size(), static_cast<std::size_t>(n));
+  EXPECT_TRUE(r.stats[0].converged);
+  const auto cpu = on_cpu(a, 1, m, n, m, m * n, JacobiOptions{});
+  double leading = 0, tail = 0;
+  for (index_t i = 0; i < rank; ++i)
+    leading = std::max(leading, std::abs(r.sigma[i] - cpu.sigma[i]) / cpu.sigma[i]);
+  for (index_t i = rank; i < n; ++i)
+    tail = std::max(tail, r.sigma[i] / r.sigma[0]);
+  const double n_eps = static_cast<double>(n) * unit_roundoff<double>();
+  // The 40 nonzero values as the CPU's (the matrix is well conditioned on its range); the others
+  // at rounding level of sigma_1 (the plain one-sided method's absolute error on a rank-deficient
+  // matrix), U and V orthonormal with the completion, and A = U S V^T.
+  EXPECT_LT(leading, kAgainstCpu * n_eps);
+  EXPECT_LT(tail, 4 * n_eps);
+  const Quality q = expect_quality(a.data(), m, n, m, r, 0, "rank 40 of 200x150");
+  std::printf(
+      "rank 40 of 200x150: nonzero values %.2f n eps from the CPU, zeros <= %.2e sigma_1, "
+      "U %.2f, V %.2f, residual %.2f n eps (sweeps %d)\n",
+      leading / n_eps, tail, q.u, q.v, q.residual, r.stats[0].sweeps);
+
+  const std::vector<double> zero(static_cast<std::size_t>(m * n), 0.0);
+  const auto z = on_gpu(zero, 1, m, n, m, m * n, options);
+  EXPECT_TRUE(z.stats[0].converged);
+  EXPECT_TRUE(std::all_of(z.sigma.begin(), z.sigma.end(), [](double s) { return s == 0; }));
+  EXPECT_LT(orthogonality(z.u.data(), m, n), 8 * unit_roundoff<double>());
+  EXPECT_LT(orthogonality(z.v.data(), n, n), 8 * unit_roundoff<double>());
+}
+
+// Column-graded B D (12 decades) through the blocked method, both variants, against the
+// __float128 reference: the plain one-sided method's relative accuracy (column scaling) kept by
+// the Gram + Cholesky shortening. Row-graded D B is printed, not bounded: the blocked path has no
+// QR preprocessing (svd/jacobi_gpu.hpp).
+TEST_F(GpuBlockedMethod, ColumnGradedRelativeAccuracy) {
+  using shiftop::testing::column_graded_matrix;
+  const index_t m = 90, n = 70;
+  const std::vector<double> graded = column_graded_matrix(m, n, 12, 75);
+  const std::vector<double> want = shiftop::testing::quad_singular_values(graded.data(), m, n, m);
+  const std::vector<double> rows = row_graded(m, n, 76);
+  const std::vector<double> rows_want =
+      shiftop::testing::quad_singular_values(rows.data(), m, n, m);
+  const double n_eps = static_cast<double>(n) * unit_roundoff<double>();
+  for (const Variant variant : {Variant::BlockOriented, Variant::FullBlock})
+    for (const index_t width : {4, 16}) {
+      JacobiOptions options{.compute_u = true, .compute_v = true};
+      options.variant = variant;
+      options.block_width = width;
+      const std::string where =
+          std::string(shiftop::name_of(variant)) + ", width " + std::to_string(width);
+      const auto r = on_gpu(graded, 1, m, n, m, m * n, options);
+      EXPECT_TRUE(r.stats[0].converged) << where;
+      double values = 0;
+      for (index_t i = 0; i < n; ++i)
+        values = std::max(values, std::abs(r.sigma[i] - want[i]) / want[i]);
+      EXPECT_LT(values, kGradedValues * n_eps) << where;
+      EXPECT_GT(values, 0.0) << where;
+      const Quality q = expect_quality(graded.data(), m, n, m, r, 0, where);
+      const auto d_b = on_gpu(rows, 1, m, n, m, m * n, options);
+      double d_b_values = 0;
+      for (index_t i = 0; i < n; ++i)
+        d_b_values = std::max(d_b_values, std::abs(d_b.sigma[i] - rows_want[i]) / rows_want[i]);
+      std::printf(
+          "B D 90x70 (kappa %.1e), %s: values %.2f n eps, U %.2f, V %.2f, residual %.2f "
+          "(sweeps %d); D B (kappa %.1e): values %.2e n eps (sweeps %d)\n",
+          want.front() / want.back(), where.c_str(), values / n_eps, q.u, q.v, q.residual,
+          r.stats[0].sweeps, rows_want.front() / rows_want.back(), d_b_values / n_eps,
+          d_b.stats[0].sweeps);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Refusals and the empty batch.
 
 using GpuJacobiErrors = GpuTest;
@@ -817,12 +955,16 @@ TEST_F(GpuJacobiErrors, BadInputIsNamed) {
   tolerance.rank_tolerance = 1e-8;
   expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, tolerance); },
                "rank_tolerance: the GPU keeps every singular value");
-  for (Variant variant : {Variant::BlockOriented, Variant::FullBlock}) {
-    JacobiOptions blocked;
-    blocked.variant = variant;
-    expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, blocked); },
-                 "variant: the GPU runs the pointwise method");
-  }
+  JacobiOptions too_wide;
+  too_wide.variant = Variant::FullBlock;
+  too_wide.block_width = 4096;
+  expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, too_wide); }, "block_width: at most");
+  JacobiOptions hyperbolic_blocked;
+  hyperbolic_blocked.variant = Variant::BlockOriented;
+  hyperbolic_blocked.n_plus = 2;
+  expect_error([&] { on_gpu(a, 2, 5, 4, 5, 20, hyperbolic_blocked); },
+               "n_plus: the hyperbolic SVD of a 5 x 4 matrix in a batch of 2 would take the GPU's "
+               "blocked method (variant block-oriented)");
   expect_error([&] { on_gpu(a, 2, 0, 4, 5, 20, JacobiOptions{}); }, "at least 1 x 1, got 0 x 4");
   expect_error([&] { on_gpu(a, 2, 5, 4, 4, 20, JacobiOptions{}); },
                "lda: expected >= m = 5, got 4");

@@ -10,15 +10,17 @@
 //    Householder QR with column pivoting (as the CPU driver and LAPACK's xGEJSV do) and the
 //    transposed triangular factor is orthogonalised by the pointwise method under the parallel
 //    strategy of the options, in shared memory when it fits and in global memory otherwise;
-//  * otherwise (one large matrix, or a few) the blocked method, many thread blocks per matrix: the
-//    pointwise method inside pairs of 16-column blocks, run to convergence (the full-block
-//    variant), on A (or A^H) itself. This path does no preprocessing (options.preprocess is
-//    ignored): its relative accuracy is the plain one-sided method's (column scaling, A = B D),
-//    not the row-sorted QR's (row scaling, A = D B); stats.sweeps counts block-sweeps and
-//    stats.rank is min(m, n). Since the choice depends on the batch size, a matrix of that size
-//    computed alone may take the other path than within a large batch; variant Pointwise keeps
-//    every matrix on the first method. The hyperbolic SVD is refused on the blocked path (not
-//    validated there yet).
+//  * otherwise (one large matrix, or a few), and for variants BlockOriented and FullBlock, the
+//    blocked method, many thread blocks per matrix: block columns of options.block_width (0: the
+//    widest whose pair fits a block's shared memory), the Gram matrices of each step's pivot block
+//    pairs and the updates of G and W as cuBLAS GEMMs, the pointwise method on each pair's
+//    Cholesky factor (one sweep, BlockOriented; to convergence, FullBlock and Auto). This path
+//    does no preprocessing (options.preprocess is ignored): its relative accuracy is the plain
+//    one-sided method's (column scaling, A = B D), not the row-sorted QR's (row scaling,
+//    A = D B); stats.sweeps counts block-sweeps and stats.rank is min(m, n). Since the choice
+//    depends on the batch size, a matrix of that size computed alone may take the other path than
+//    within a large batch; variant Pointwise keeps every matrix on the first method. The
+//    hyperbolic SVD is refused on the blocked path (not validated there yet).
 // Each matrix is scaled by the power of two that brings its largest entry into [1, 2) (exact;
 // sigma is scaled back), and sums of squares are formed in double: entries spanning more than
 // about 300 decades within one matrix lose the relative accuracy of the tiniest singular values
@@ -30,9 +32,10 @@
 // Options on the GPU: compute_u, compute_v, n_plus (the hyperbolic SVD), strategy and max_sweeps
 // as on the CPU (on the blocked path max_sweeps bounds the block-sweeps, and the sweeps inside
 // each block pair); preprocess as on the CPU except on the blocked path (above); variant Auto
-// (the GPU picks its method as above) or Pointwise (one thread block per matrix always);
-// BlockOriented and FullBlock, the CPU's blocked variants, are refused; rank_tolerance must be 0
-// (refused otherwise); block_width, threads and progress are ignored. min(m, n) is limited by the
+// (the GPU picks its method as above), Pointwise (one thread block per matrix always),
+// BlockOriented or FullBlock (the blocked method); block_width on the blocked path (refused
+// beyond what a block's shared memory holds); rank_tolerance must be 0 (refused otherwise);
+// threads and progress are ignored. min(m, n) is limited by the
 // per-column arrays a thread block keeps (about 11,000 with the QR, 29,000 without; refused
 // beyond).
 #pragma once

@@ -14,8 +14,8 @@
 //     sorted descending (per part of J), X = G's columns normalised, and each column's place in
 //     that order (the vectors stage permutes X and W as it writes U and V). For a G too large for
 //     one block's shared memory in a batch too small to fill the GPU, the blocked method instead
-//     (block_pair_kernel.cu: one thread block per pivot block pair and matrix, launched per outer
-//     step; then the same finish).
+//     (blocked_method.hpp: cuBLAS products and one thread block per pivot block pair, which
+//     writes sigma, X and W sorted straight into the outputs; no vectors stage).
 //  3. vectors (vectors_kernel.cu): U' and V' of A' from X and W (thesis eqs. (2.1)-(2.2), as the
 //     CPU driver, svd/preprocess.hpp): SVD: U' = P_r^T Q [W; 0], V' = P X; HSVD: U' = Q X, V' = W;
 //     unpreprocessed: U' = X, V' = W; then U = U', V = V' (A' = A) or U = V', V = U' (A' = A^H).
@@ -99,41 +99,10 @@ inline SharedPlan plan_shared(std::size_t matrix_bytes, std::size_t small_bytes,
   return {small, false};
 }
 
-/// One outer step of the blocked method (block_pair_kernel.cu): the block strategy's step `index`,
-/// block columns of `width` columns, the inner strategy of order 2 width, and the per-matrix
-/// counters of the block-sweep (device memory).
-constexpr int kMaxBlockWidth = 16;
-constexpr int kBlockPairThreads = 512;
-struct BlockedStep {
-  int width = kMaxBlockWidth;
-  int lanes = 32;  ///< lanes per group of the inner method
-  const int2* block_pairs = nullptr;
-  int block_pairs_per_step = 0, index = 0;
-  const int2* inner_pairs = nullptr;
-  int inner_steps = 0, inner_pairs_per_step = 0, inner_sweeps = 0;
-  const int* done = nullptr;  ///< per matrix: 1 once it has converged (its pairs are skipped)
-  unsigned long long* proper = nullptr;     ///< per matrix
-  unsigned long long* rotations = nullptr;  ///< per matrix
-  int* nonfinite = nullptr;                 ///< per matrix
-};
-
-/// Dynamic shared memory of a block pair: the pair's columns (direct) or R and a row chunk.
-std::size_t block_pair_shared_bytes(index_t rows, int width, std::size_t element, bool direct);
-
 template <class T>
 void launch_preprocess(const Batch<T>& batch, std::size_t shared_limit, cudaStream_t stream);
 template <class T>
 void launch_orthogonalize(const Batch<T>& batch, std::size_t shared_limit, cudaStream_t stream);
-template <class T>
-void launch_block_pairs(const Batch<T>& batch, const BlockedStep& step, bool direct,
-                        cudaStream_t stream);
-/// W = I for every matrix (the blocked method starts from it).
-template <class T>
-void launch_identity(const Batch<T>& batch, cudaStream_t stream);
-/// sigma, its order and X after the blocked method (finish_matrix of pointwise_sweeps.cuh);
-/// reports[b].converged = every norm finite.
-template <class T>
-void launch_finish(const Batch<T>& batch, cudaStream_t stream);
 /// u and v: the caller's outputs (U: m x cols, V: n x cols per matrix), either may be null;
 /// scratch: rows x cols elements per matrix, used when U' does not fit in shared memory.
 template <class T>

@@ -15,6 +15,7 @@
 #include "shiftop/svd/jacobi_gpu.hpp"
 #include "shiftop/svd/strategy.hpp"
 #include "svd/cuda/batched_kernels.hpp"
+#include "svd/cuda/blocked_method.hpp"
 #include "svd/cuda/host_drivers.hpp"
 #include "svd/driver_checks.hpp"
 #include "svd/householder.hpp"
@@ -28,9 +29,6 @@ using gpu_kernels::MatrixReport;
 using gpu_kernels::Preprocessing;
 
 void check_gpu_options(const JacobiOptions& options) {
-  require(options.variant == Variant::Auto || options.variant == Variant::Pointwise,
-          "variant: the GPU runs the pointwise method (auto or pointwise); the blocked variants "
-          "run on the CPU only");
   require(options.rank_tolerance == 0,
           "rank_tolerance: the GPU keeps every singular value (0); a positive tolerance is "
           "supported on the CPU only, got {}",
@@ -91,90 +89,6 @@ const int2* upload(const StrategyTable& table, cuda::DeviceMemory& memory,
   return memory.as<int2>();
 }
 
-// The per-matrix outcome of the blocked method's block-sweeps.
-struct BlockedOutcome {
-  std::vector<int> sweeps;
-  std::vector<long long> rotations, proper;
-  std::vector<bool> converged;
-};
-
-// Stage 2 for matrices whose G does not fit one thread block (svd/cuda/block_pair_kernel.cu):
-// block-sweeps of the block strategy until a block-sweep that rotates no pair, per matrix.
-template <class T>
-BlockedOutcome orthogonalize_blocked(const Batch<T>& plan, const JacobiOptions& options,
-                                     const gpu::Context& context, std::size_t limit,
-                                     cudaStream_t stream) {
-  const auto count = static_cast<std::size_t>(plan.count);
-  gpu_kernels::BlockedStep step;
-  // Two block columns at least (a matrix of a few very long columns, not preprocessed).
-  step.width = static_cast<int>(
-      std::min<index_t>(gpu_kernels::kMaxBlockWidth, std::max<index_t>(1, (plan.cols + 1) / 2)));
-  const index_t blocks = (plan.cols + step.width - 1) / step.width;
-  const bool direct = gpu_kernels::block_pair_shared_bytes(plan.g_rows, step.width,
-                                                           sizeof(DeviceType<T>), true) <= limit;
-  step.lanes = lanes_for(direct ? plan.g_rows : 2 * step.width);
-  const StrategyTable outer = strategy_table(options.strategy, blocks);
-  const StrategyTable inner = strategy_table(options.strategy, 2 * step.width);
-  cuda::DeviceMemory outer_memory, inner_memory, done_memory, proper_memory, rotations_memory,
-      nonfinite_memory;
-  step.block_pairs = upload(outer, outer_memory, context, stream);
-  step.block_pairs_per_step = outer.pairs_per_step;
-  step.inner_pairs = upload(inner, inner_memory, context, stream);
-  step.inner_steps = inner.steps;
-  step.inner_pairs_per_step = inner.pairs_per_step;
-  step.inner_sweeps = plan.max_sweeps;  // the full-block variant: each pair to convergence
-  int* done = buffer<int>(done_memory, context, count);
-  step.done = done;
-  step.proper = buffer<unsigned long long>(proper_memory, context, count);
-  step.rotations = buffer<unsigned long long>(rotations_memory, context, count);
-  step.nonfinite = buffer<int>(nonfinite_memory, context, count);
-  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(done, 0, count * sizeof(int), stream));
-  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(step.nonfinite, 0, count * sizeof(int), stream));
-  if (plan.w != nullptr) gpu_kernels::launch_identity(plan, stream);
-
-  BlockedOutcome outcome{std::vector<int>(count), std::vector<long long>(count),
-                         std::vector<long long>(count), std::vector<bool>(count)};
-  std::vector<unsigned long long> proper(count), rotations(count);
-  std::vector<int> finished(count, 0);
-  std::size_t remaining = count;
-  for (int sweep = 0; sweep < plan.max_sweeps && remaining > 0; ++sweep) {
-    SHIFTOP_CUDA_CHECK(cudaMemsetAsync(step.proper, 0, count * sizeof(unsigned long long), stream));
-    SHIFTOP_CUDA_CHECK(
-        cudaMemsetAsync(step.rotations, 0, count * sizeof(unsigned long long), stream));
-    for (int s = 0; s < outer.steps; ++s) {
-      step.index = s;
-      gpu_kernels::launch_block_pairs(plan, step, direct, stream);
-    }
-    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(proper.data(), step.proper, count * sizeof(proper[0]),
-                                       cudaMemcpyDeviceToHost, stream));
-    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(rotations.data(), step.rotations,
-                                       count * sizeof(rotations[0]), cudaMemcpyDeviceToHost,
-                                       stream));
-    SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (std::size_t b = 0; b < count; ++b) {
-      if (finished[b] != 0) continue;
-      ++outcome.sweeps[b];
-      outcome.rotations[b] += static_cast<long long>(rotations[b]);
-      outcome.proper[b] += static_cast<long long>(proper[b]);
-      if (rotations[b] == 0) {  // every pair relatively orthogonal (svd/pointwise.cpp)
-        finished[b] = 1;
-        outcome.converged[b] = true;
-        --remaining;
-      }
-    }
-    SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(done, finished.data(), count * sizeof(int),
-                                       cudaMemcpyHostToDevice, stream));
-  }
-  std::vector<int> nonfinite(count);
-  SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(nonfinite.data(), step.nonfinite, count * sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream));
-  gpu_kernels::launch_finish(plan, stream);
-  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::size_t b = 0; b < count; ++b)
-    outcome.converged[b] = outcome.converged[b] && nonfinite[b] == 0;
-  return outcome;
-}
-
 // Replaces the columns of zero singular values (sorted last) of the matrices' X-derived output by
 // an orthonormal completion on the host, as the CPU driver does: X has zero columns there.
 template <class T>
@@ -229,15 +143,17 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   const bool hyperbolic = options.n_plus >= 0;
   // One thread block per matrix while its cols x cols factor fits the block's shared memory, or
   // while the batch alone fills the GPU (each block then works in global memory and L2: 2000
-  // matrices of 256 x 256 took 1.1 ms each so, 1.9 ms each by the blocked method; H100,
-  // bench/NOTES.md). Otherwise the blocked method over many thread blocks per matrix, on A'
-  // itself (the thesis' GPU algorithm has no preprocessing: a QR by one thread block would cost
-  // more than the sweeps).
+  // matrices of 256 x 256 took 1.1 ms each so, 1.9 ms each by the old blocked method; H100,
+  // bench/NOTES.md). Otherwise, and for the blocked variants, the blocked method over many thread
+  // blocks per matrix with its products on cuBLAS (svd/cuda/blocked_method.hpp), on A' itself
+  // (the thesis' GPU algorithm has no preprocessing: a QR by one thread block would cost more
+  // than the sweeps).
   const std::size_t limit = shared_limit(context);
   const std::size_t small = static_cast<std::size_t>(plan.cols) * sizeof(double) + 16;
   const bool fits = static_cast<std::size_t>(plan.cols * plan.cols) * sizeof(V) + small <= limit;
   const bool blocked =
-      !fits && batch < 2 * context.multiprocessors() && options.variant != Variant::Pointwise;
+      options.variant == Variant::BlockOriented || options.variant == Variant::FullBlock ||
+      (options.variant == Variant::Auto && !fits && batch < 2 * context.multiprocessors());
   plan.preprocessing = !options.preprocess || blocked ? Preprocessing::None
                        : !hyperbolic                  ? Preprocessing::PivotedQr
                        : plan.rows > plan.cols        ? Preprocessing::UnpivotedQr
@@ -251,9 +167,9 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
           plan.cols, (limit - 16) / per_column);
   require(!blocked || !hyperbolic,
           "n_plus: the hyperbolic SVD of a {} x {} matrix in a batch of {} would take the GPU's "
-          "blocked method, not validated for it yet; use variant pointwise (one thread block per "
-          "matrix) or the CPU backend",
-          m, n, batch);
+          "blocked method (variant {}), not validated for it yet; use variant pointwise (one "
+          "thread block per matrix) or the CPU backend",
+          m, n, batch, name_of(options.variant));
   const bool qr = plan.preprocessing != Preprocessing::None;
   const bool transposed = plan.preprocessing == Preprocessing::PivotedQr;
   plan.g_rows = qr ? plan.cols : plan.rows;
@@ -278,7 +194,8 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     plan.row_keys = buffer<double>(keys_memory, context, count * rows);
   }
   plan.g = buffer<V>(g_memory, context, count * static_cast<std::size_t>(plan.g_rows) * cols);
-  if (accumulate) plan.w = buffer<V>(w_memory, context, count * cols * cols);
+  // (the blocked method writes X and W straight into the outputs, sorted)
+  if (accumulate && !blocked) plan.w = buffer<V>(w_memory, context, count * cols * cols);
   plan.order = buffer<std::int32_t>(order_memory, context, count * cols);
   plan.reports = buffer<MatrixReport>(reports_memory, context, count);
   plan.sigma = out.sigma;
@@ -292,19 +209,35 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     const int groups = std::clamp(std::max(plan.pairs_per_step, 1), 1, 512 / plan.lanes);
     plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
   } else {
-    plan.threads = gpu_kernels::kBlockPairThreads;
+    plan.threads = 512;  // the preprocessing's (scaling and the finiteness check) block
   }
+  // U' and V' of A' in the caller's outputs (A' = A^H when wide: U = V', V = U').
+  V* u_prime = reinterpret_cast<V*>(plan.wide ? out.v : out.u);
+  V* v_prime = reinterpret_cast<V*>(plan.wide ? out.u : out.v);
   gpu_kernels::launch_preprocess(plan, limit, stream);
-  BlockedOutcome outcome;
-  if (blocked)
-    outcome = orthogonalize_blocked(plan, options, context, limit, stream);
-  else
+  gpu_kernels::BlockedOutcome outcome;
+  if (blocked) {
+    const index_t widest = gpu_kernels::max_block_width(sizeof(V), limit);
+    require(options.block_width <= widest,
+            "block_width: at most {} columns per block on this GPU for this element type (the "
+            "pair's 2 x block_width square factor in one thread block's shared memory), got {}",
+            widest, options.block_width);
+    gpu_kernels::BlockedChoices choices;
+    choices.width = options.block_width;
+    choices.max_sweeps = plan.max_sweeps;
+    choices.inner_sweeps = options.variant == Variant::BlockOriented ? 1 : plan.max_sweeps;
+    choices.strategy = options.strategy;
+    gpu_kernels::BlockedMethod<T> method(context, batch, plan.g_rows, plan.cols, want_v, choices,
+                                         limit);
+    outcome = method.run(plan, want_u ? u_prime : nullptr, want_v ? v_prime : nullptr);
+  } else {
     gpu_kernels::launch_orthogonalize(plan, limit, stream);
-  // Only the requested outputs: a U or V buffer given without its flag is left untouched (the
-  // kernel would otherwise form it from an X or W that was not kept).
-  gpu_kernels::launch_vectors(plan, options.compute_u ? reinterpret_cast<V*>(out.u) : nullptr,
-                              options.compute_v ? reinterpret_cast<V*>(out.v) : nullptr, scratch,
-                              limit, stream);
+    // Only the requested outputs: a U or V buffer given without its flag is left untouched (the
+    // kernel would otherwise form it from an X or W that was not kept).
+    gpu_kernels::launch_vectors(plan, options.compute_u ? reinterpret_cast<V*>(out.u) : nullptr,
+                                options.compute_v ? reinterpret_cast<V*>(out.v) : nullptr, scratch,
+                                limit, stream);
+  }
   std::vector<MatrixReport> reports(count);
   SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(reports.data(), plan.reports, count * sizeof(MatrixReport),
                                      cudaMemcpyDeviceToHost, stream));
@@ -326,7 +259,7 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     stats[b].sweeps = blocked ? outcome.sweeps[b] : reports[b].sweeps;
     stats[b].rotations = blocked ? outcome.rotations[b] : reports[b].rotations;
     stats[b].proper_rotations = blocked ? outcome.proper[b] : reports[b].proper_rotations;
-    stats[b].converged = reports[b].converged != 0 && (!blocked || outcome.converged[b]);
+    stats[b].converged = blocked ? outcome.converged[b] : reports[b].converged != 0;
     stats[b].rank = reports[b].rank;
   }
 

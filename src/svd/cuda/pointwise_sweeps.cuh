@@ -1,7 +1,7 @@
 // The pointwise one-sided Jacobi method for one thread block (jacobi-svd-gsvd-gpu-thesis, section
 // 2.3.3, the steps of `orthogonalize`), shared by the one-block-per-matrix kernel
-// (orthogonalize_kernel.cu: the whole matrix) and the block-pair kernel (block_pair_kernel.cu:
-// the two block columns of a pivot block pair, or their shortened triangular factor). Each
+// (orthogonalize_kernel.cu: the whole matrix) and the blocked method's pair kernel
+// (blocked_method.cu: the shortened triangular factor of a pivot block pair). Each
 // parallel step of the strategy gives its disjoint pivot pairs to the block's groups of lanes; a
 // group forms g_p^H g_q by a group sum, computes the rotation from the column norms exactly as the
 // CPU does (svd/rotation.hpp, shared code), applies it to G and W with the local sort of step 5,

@@ -357,8 +357,10 @@ class PerMatrix {
     cols_ = wide_ ? c.m : c.n;
     p.sigma = DeviceArray<Real<T>>(count * p.r);
     // Economy-size vectors (gesvd: U rows_ x r and V^H r x cols_; gesvdj: U m x r and V n x r).
-    p.u = DeviceArray<T>(c.vectors ? count * rows_ * p.r : 1);
-    p.v = DeviceArray<T>(c.vectors ? count * cols_ * p.r : 1);
+    // (gesvda refers to U and V also for values only: cuSOLVER's internal error 7 without them)
+    const bool vectors = c.vectors || solver == Solver::Gesvda;
+    p.u = DeviceArray<T>(vectors ? count * rows_ * p.r : 1);
+    p.v = DeviceArray<T>(vectors ? count * cols_ * p.r : 1);
     p.info = DeviceArray<int>(count);
     SHIFTOP_CUDA_CHECK(cudaEventCreate(&start_));
     for (auto& lane : lanes) {
@@ -429,8 +431,9 @@ class PerMatrix {
     const index_t r = p_.r;
     T* a = p_.scratch.get() + b * p_.matrix_size();
     Real<T>* s = p_.sigma.get() + b * r;
-    T* u = c.vectors ? p_.u.get() + b * rows_ * r : p_.u.get();
-    T* v = c.vectors ? p_.v.get() + b * cols_ * r : p_.v.get();
+    const bool vectors = c.vectors || solver_ == Solver::Gesvda;
+    T* u = vectors ? p_.u.get() + b * rows_ * r : p_.u.get();
+    T* v = vectors ? p_.v.get() + b * cols_ * r : p_.v.get();
     const int lwork = static_cast<int>(lane.work.size());
     if (jacobi_) {
       SHIFTOP_CUDA_CHECK(Cuda<T>::gesvdj(

@@ -808,6 +808,16 @@ TEST_F(GpuBlockedMethod, EveryRemainderAndShapeLikeTheCpu) {
     }
 }
 
+// A small batch with a padded last block (14 = 4 x 3 + 2 columns, 5 blocks, padded to 6): small
+// enough for compute-sanitizer's racecheck (scripts/gpu-check --svd-large).
+TEST_F(GpuBlockedMethod, SmallBatch) {
+  JacobiOptions options{.compute_u = true, .compute_v = true};
+  options.variant = Variant::BlockOriented;
+  options.block_width = 3;
+  expect_like_cpu("2 x 20x14 width 3", random_entries<double>(2 * 20 * 14, 77), 2, 20, 14, 20,
+                  20 * 14, options);
+}
+
 TEST_F(GpuBlockedMethod, EveryStrategyAndElementType) {
   for (const StrategyKind kind :
        {StrategyKind::ReversedRowCyclicClosest, StrategyKind::RowCyclicClosest,

@@ -14,7 +14,7 @@
 //    blocked method, many thread blocks per matrix: block columns of options.block_width (0: the
 //    widest whose pair fits a block's shared memory), the Gram matrices of each step's pivot block
 //    pairs and the updates of G and W as cuBLAS GEMMs, the pointwise method on each pair's
-//    Cholesky factor (one sweep, BlockOriented; to convergence, FullBlock and Auto). This path
+//    Cholesky factor (one sweep, BlockOriented and Auto; to convergence, FullBlock). This path
 //    does no preprocessing (options.preprocess is ignored): its relative accuracy is the plain
 //    one-sided method's (column scaling, A = B D), not the row-sorted QR's (row scaling,
 //    A = D B); stats.sweeps counts block-sweeps and stats.rank is min(m, n). Since the choice

@@ -117,6 +117,7 @@ __device__ SweepTotals pointwise_sweeps(const Pointwise<V>& problem, const Group
   while (totals.sweeps < problem.max_sweeps) {
     column_norms(g, rows, problem.cols, problem.norm, false, groups, counters);
     if (first_thread) counters->rotations = counters->proper = 0;
+    int rotations = 0, proper = 0;  // this lane's, when it is a group's first
     __syncthreads();
     for (int step = 0; step < problem.steps; ++step) {
       for (index_t round = 0; round < pair_rounds; ++round) {
@@ -187,12 +188,17 @@ __device__ SweepTotals pointwise_sweeps(const Pointwise<V>& problem, const Group
         if (active && groups.lane == 0) {
           problem.norm[p] = swap ? new_q : new_p;
           problem.norm[q] = swap ? new_p : new_q;
-          if (rotated) atomicAdd(&counters->rotations, 1);
-          if (rotated && rotation.cosine != 1) atomicAdd(&counters->proper, 1);
+          rotations += rotated;
+          proper += rotated && rotation.cosine != 1;
         }
       }
       __syncthreads();
     }
+    // The sweep's counts, one shared atomic per counting lane and sweep (per pair and step they
+    // serialised the groups of every step on one address).
+    if (rotations != 0) atomicAdd(&counters->rotations, rotations);
+    if (proper != 0) atomicAdd(&counters->proper, proper);
+    __syncthreads();
     ++totals.sweeps;
     totals.rotations += counters->rotations;
     totals.proper += counters->proper;

@@ -8,8 +8,10 @@
 #include <limits>
 
 #include "shiftop/core/error.hpp"
+#include "svd/column_norms.hpp"
 #include "svd/dense_kernels.hpp"
 #include "svd/householder.hpp"
+#include "svd/rotation.hpp"
 
 namespace shiftop::svd::detail {
 
@@ -65,13 +67,17 @@ namespace {
 template <class T>
 struct PairWorkspace {
   using R = Real<T>;
-  std::vector<R> g_re, g_im, v_re, v_im;  // planar panels of [G_p G_q] and [V_p V_q]
-  std::vector<T> r, v_pair, qr, tau;      // R_pq, V'_pq, the QR fallback's copy
+  std::vector<R> g_re, g_im, v_re, v_im;    // planar panels of [G_p G_q] and [V_p V_q]
+  std::vector<R> s_re, s_im, scaled_norms;  // the QR path's test: [G_p G_q] D, D's norms
+  std::vector<T> r, v_pair, qr, tau;        // R_pq, V'_pq, the QR fallback's copy
 
   PairWorkspace(index_t rows, index_t v_rows, index_t c_max, bool with_v) {
     const auto gsize = static_cast<std::size_t>(panel_ld<R>(rows) * c_max);
     g_re.resize(gsize);
     if (kIsComplex<T>) g_im.resize(gsize);
+    s_re.resize(gsize);
+    if (kIsComplex<T>) s_im.resize(gsize);
+    scaled_norms.resize(static_cast<std::size_t>(c_max));
     if (with_v) {
       const auto vsize = static_cast<std::size_t>(panel_ld<R>(v_rows) * c_max);
       v_re.resize(vsize);
@@ -86,19 +92,83 @@ struct PairWorkspace {
 
 struct PairResult {
   SweepCounts counts;
-  bool qr = false;
+  bool qr = false;                  // shortened by QR
+  bool skipped_orthogonal = false;  // on the QR path, found relatively orthogonal first
 };
+
+// Whether every two of the pair's c columns (packed in the planar panel re, im with leading
+// dimension ld; p0, wp, q0, wq their place in G) are relatively orthogonal, |g_i^H g_j| <
+// tolerance ||g_i|| ||g_j||, judged as the pointwise method judges them (svd/pointwise.cpp's
+// cosine): a dot product of the columns themselves over the norms of column_norm. Each column is
+// first scaled by the power of two that brings its norm near 1, as the pointwise method scales
+// columns of extreme norm, so that the Gram matrix of the scaled columns is in range whatever G's
+// scale. The scaling is exact but for the entries it makes subnormal (below about twice the
+// smallest normal number times their column's norm), whose rounding is far below the threshold.
+template <class T>
+bool pair_is_orthogonal(const T* g, index_t ldg, index_t rows, index_t p0, index_t wp, index_t q0,
+                        const Real<T>* re, const Real<T>* im, index_t ld, index_t c,
+                        Real<T> tolerance, PairWorkspace<T>& ws) {
+  using R = Real<T>;
+  using limits = std::numeric_limits<R>;
+  R* sre = ws.s_re.data();
+  R* sim = kIsComplex<T> ? ws.s_im.data() : nullptr;
+  for (index_t j = 0; j < c; ++j) {
+    const R nu = column_norm(g + (j < wp ? p0 + j : q0 + j - wp) * ldg, rows);
+    int exponent = 0;
+    std::frexp(nu, &exponent);
+    const R scale =
+        std::ldexp(R(1), std::clamp(-exponent, limits::min_exponent - 1, limits::max_exponent - 1));
+    ws.scaled_norms[static_cast<std::size_t>(j)] = nu * scale;
+    for (index_t i = 0; i < ld; ++i) {
+      sre[i + j * ld] = re[i + j * ld] * scale;
+      if constexpr (kIsComplex<T>) sim[i + j * ld] = im[i + j * ld] * scale;
+    }
+  }
+  T* h = ws.v_pair.data();  // free until V'_pq is set up
+  gram_upper<T>(sre, sim, ld, c, h, c);
+  for (index_t j = 1; j < c; ++j)
+    for (index_t i = 0; i < j; ++i) {
+      const R product = ws.scaled_norms[static_cast<std::size_t>(i)] *
+                        ws.scaled_norms[static_cast<std::size_t>(j)];
+      // A zero column is orthogonal to every other (the pointwise method rotates no such pair).
+      if (product > 0 && std::abs(h[i + j * c]) >= tolerance * product) return false;
+    }
+  return true;
+}
 
 // Gram + Cholesky is used when every squared column norm of the pair is in range (gram_is_safe,
 // svd/dense_kernels.hpp). It is abandoned when the Cholesky factorisation fails or
 // a pivot keeps less than sqrt(eps) of its h_ii (cancellation in r_ii^2 = h_ii - sum |r_ki|^2
 // would leave fewer than half the digits). Then R_pq comes from Householder QR of the pair (2.8).
 // A less accurate R_pq costs convergence, not accuracy: V'_pq is applied to G itself, and the
-// final block-sweep's orthogonality test rests on Gram entries accurate to eps ||g_p|| ||g_q||.
+// final block-sweep's orthogonality test rests on Gram entries accurate to eps ||g_p|| ||g_q||
+// (eps the unit roundoff, as in svd/rotation.hpp).
+//
+// On the QR path that test is made on G's columns (pair_is_orthogonal), not on R_pq's: a pair
+// that passes it is neither shortened nor rotated. Householder's rounding moves the cosines of
+// R_pq's columns away from G's by up to 3 eps for 20 x 8 and 30 x 8 pairs and 5 eps for 200 x 32
+// (rms 0.5 eps; Gram + Cholesky: at most 0.7 eps, rms 0.1 eps; measured on 40 orthogonalised
+// random G each), as much as the threshold of a small G (sqrt(20) eps = 4.5 eps for 20 x 16). Two
+// of G's columns orthogonal to 2-3 eps were then seen at 4.8 eps in one pivot pair's R_pq, and the
+// rotation that this noise asked for moved their cosine from -1.9 to +3.2 eps and back in every
+// block-sweep: a 2-cycle, 60 block-sweeps, not converged. With the threshold below but without
+// this test, 10 of 1000 random 20 x 16 and 2 of 1000 30 x 24 matrices scaled by 2^664 (width 4,
+// full block) did not converge; with it none did, nor any of 400 each complex, float, 200 x 40.
+//
+// The inner method's threshold (`tolerance`) is the pointwise method's on the whole G,
+// orthogonality_tolerance(rows, cols) = eps sqrt(max(rows, cols)) (svd/rotation.hpp; the rule
+// DESIGN.md states for every variant), not a c x c matrix's eps sqrt(c): R_pq's cosines stand for
+// those of G's columns, dot products over `rows` entries, and are no more accurate than those
+// (less, from QR). With eps sqrt(c), one pair of the 30 x 24 matrix of test_blocked's
+// BlockedQrShortening (scaled by 2^664 or 2^-664, width 4) was rotated at 3.1 eps > sqrt(8) eps
+// in every block-sweep, 60 block-sweeps without converging (and with eps sqrt(c) and without the
+// test above, 70 of 400 random ones: 200 seeds, both variants). The GPU's blocked method uses the
+// same threshold (svd/cuda/blocked_method.cu).
 template <class T>
 PairResult process_pair(T* g, index_t rows, index_t ldg, T* v, index_t v_rows, index_t ldv,
                         std::span<const std::int8_t> signs, index_t p0, index_t wp, index_t q0,
-                        index_t wq, const Strategy& inner, int inner_sweeps, PairWorkspace<T>& ws) {
+                        index_t wq, const Strategy& inner, int inner_sweeps, Real<T> tolerance,
+                        PairWorkspace<T>& ws) {
   using R = Real<T>;
   const index_t c = wp + wq;
   const index_t ld = panel_ld<R>(rows);
@@ -113,6 +183,10 @@ PairResult process_pair(T* g, index_t rows, index_t ldg, T* v, index_t v_rows, i
   PairResult result;
   const R min_fraction = std::sqrt(std::numeric_limits<R>::epsilon());
   if (!gram_is_safe(r, c, rows) || !cholesky_upper(r, c, c, min_fraction)) {
+    if (pair_is_orthogonal(g, ldg, rows, p0, wp, q0, gre, gim, ld, c, tolerance, ws)) {
+      result.skipped_orthogonal = true;
+      return result;
+    }
     result.qr = true;
     for (index_t j = 0; j < c; ++j) {
       const T* src = g + (j < wp ? p0 + j : q0 + j - wp) * ldg;
@@ -133,8 +207,9 @@ PairResult process_pair(T* g, index_t rows, index_t ldg, T* v, index_t v_rows, i
     pair_signs.assign(signs.begin() + p0, signs.begin() + p0 + wp);
     pair_signs.insert(pair_signs.end(), signs.begin() + q0, signs.begin() + q0 + wq);
   }
-  result.counts = orthogonalize_pointwise(
-      r, c, c, c, vp, c, c, std::span<const std::int8_t>(pair_signs), inner, inner_sweeps, true, 1);
+  result.counts =
+      orthogonalize_pointwise(r, c, c, c, vp, c, c, std::span<const std::int8_t>(pair_signs), inner,
+                              inner_sweeps, true, 1, {}, tolerance);
   if (result.counts.rotations == 0) return result;  // V'_pq = I: nothing to postmultiply
 
   // (2.9): [G_p G_q] <- [G_p G_q] V'_pq from the packed copy, then the same for V.
@@ -194,6 +269,7 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
   for (int t = 0; t < team; ++t)
     workspaces.emplace_back(rows, v_rows, c_max, v != nullptr);
   const int inner_sweeps = full_block ? max_sweeps : 1;
+  const Real<T> tolerance = orthogonality_tolerance<Real<T>>(rows, cols);  // see process_pair
 
   std::vector<PairResult> results;
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
@@ -209,12 +285,13 @@ BlockedCounts orthogonalize_blocked(T* g, index_t rows, index_t cols, index_t ld
         const index_t q0 = bounds[pair.q], wq = bounds[pair.q + 1] - q0;
         results[k] = process_pair(g, rows, ldg, v, v_rows, ldv, signs, p0, wp, q0, wq,
                                   blocks.inner[static_cast<std::size_t>(wp + wq)], inner_sweeps,
-                                  workspaces[omp_get_thread_num()]);
+                                  tolerance, workspaces[omp_get_thread_num()]);
       }
       for (const PairResult& r : results) {
         total.counts.rotations += r.counts.rotations;
         total.counts.proper_rotations += r.counts.proper_rotations;
         total.qr_shortenings += r.qr ? 1 : 0;
+        total.skipped_orthogonal += r.skipped_orthogonal ? 1 : 0;
         rotations += r.counts.rotations;
       }
     }

@@ -18,6 +18,9 @@ namespace shiftop::svd::detail {
 struct BlockedCounts {
   SweepCounts counts;               ///< block-sweeps, and the inner rotations summed
   std::int64_t qr_shortenings = 0;  ///< pivot pairs shortened by QR instead of Gram + Cholesky
+  /// Pivot pairs on the QR path (Gram matrix out of range, or Cholesky lost half the digits) found
+  /// relatively orthogonal on G's columns first: neither shortened nor rotated (svd/blocked.cpp).
+  std::int64_t skipped_orthogonal = 0;
 };
 
 /// The first column of each block and `cols` at the end (size b + 1), b even and >= 2, blocks

@@ -145,7 +145,7 @@ struct Problem {
   index_t v_rows, ldv;
   std::span<const std::int8_t> signs;
   bool sort;
-  Real<T> tolerance;  // orthogonality_tolerance(rows, cols), svd/rotation.hpp
+  Real<T> tolerance;  // orthogonality_tolerance(rows, cols), svd/rotation.hpp, unless given
   Real<T>* norms;     // nu_i, kept through the sweep (updated by the prediction)
 
   T* g_column(index_t j) const { return g + j * ldg; }
@@ -217,7 +217,7 @@ template <class T>
 SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
                                     const Strategy& strategy, int max_sweeps, bool sort,
-                                    int threads, const SweepCallback& progress) {
+                                    int threads, const SweepCallback& progress, Real<T> tolerance) {
   using R = Real<T>;
   require(rows >= 0 && cols >= 0, "orthogonalize_pointwise: rows {} and cols {} must be >= 0", rows,
           cols);
@@ -235,6 +235,8 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
           cols);
   require(max_sweeps >= 1, "orthogonalize_pointwise: max_sweeps {} must be >= 1", max_sweeps);
   require(threads >= 1, "orthogonalize_pointwise: threads {} must be >= 1", threads);
+  require(tolerance >= 0, "orthogonalize_pointwise: tolerance {} must be >= 0 (0: the default)",
+          tolerance);
 
   SweepCounts counts;
   if (cols == 0 || rows == 0) {
@@ -242,9 +244,8 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
     return counts;
   }
   std::vector<R> norms(static_cast<std::size_t>(cols));
-  const Problem<T> problem{
-      g,           rows, ldg, v, v_rows, ldv, signs, sort, orthogonality_tolerance<R>(rows, cols),
-      norms.data()};
+  const R threshold = tolerance > 0 ? tolerance : orthogonality_tolerance<R>(rows, cols);
+  const Problem<T> problem{g, rows, ldg, v, v_rows, ldv, signs, sort, threshold, norms.data()};
   const bool parallel = threads > 1 && rows >= parallel_min_rows;
 
   while (counts.sweeps < max_sweeps) {
@@ -289,17 +290,17 @@ SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ld
 
 template SweepCounts orthogonalize_pointwise(float*, index_t, index_t, index_t, float*, index_t,
                                              index_t, std::span<const std::int8_t>, const Strategy&,
-                                             int, bool, int, const SweepCallback&);
+                                             int, bool, int, const SweepCallback&, float);
 template SweepCounts orthogonalize_pointwise(double*, index_t, index_t, index_t, double*, index_t,
                                              index_t, std::span<const std::int8_t>, const Strategy&,
-                                             int, bool, int, const SweepCallback&);
+                                             int, bool, int, const SweepCallback&, double);
 template SweepCounts orthogonalize_pointwise(std::complex<float>*, index_t, index_t, index_t,
                                              std::complex<float>*, index_t, index_t,
                                              std::span<const std::int8_t>, const Strategy&, int,
-                                             bool, int, const SweepCallback&);
+                                             bool, int, const SweepCallback&, float);
 template SweepCounts orthogonalize_pointwise(std::complex<double>*, index_t, index_t, index_t,
                                              std::complex<double>*, index_t, index_t,
                                              std::span<const std::int8_t>, const Strategy&, int,
-                                             bool, int, const SweepCallback&);
+                                             bool, int, const SweepCallback&, double);
 
 }  // namespace shiftop::svd::detail

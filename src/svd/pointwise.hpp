@@ -33,14 +33,17 @@ struct SweepCounts {
 ///   and nondecreasing for -1.
 /// * threads: OpenMP threads over the disjoint pairs of a step (1: none). The result does not
 ///   depend on it, bit for bit.
-/// Relative orthogonality: |g_p^H g_q| < eps * sqrt(max(rows, cols)) * ||g_p|| * ||g_q||
-/// (orthogonality_tolerance, svd/rotation.hpp), with column norms
+/// Relative orthogonality: |g_p^H g_q| < tolerance * ||g_p|| * ||g_q||, with column norms
 /// computed safely (section 2.6, svd/column_norms.hpp).
 /// * progress: called after every sweep (progress.hpp; matrix 0), from the calling thread.
+/// * tolerance: 0 (the default) for orthogonality_tolerance(rows, cols) (svd/rotation.hpp),
+///   eps * sqrt(max(rows, cols)); the blocked method passes the threshold of the whole G, whose
+///   columns the shortened pair R_pq stands for (svd/blocked.cpp says why).
 template <class T>
 SweepCounts orthogonalize_pointwise(T* g, index_t rows, index_t cols, index_t ldg, T* v,
                                     index_t v_rows, index_t ldv, std::span<const std::int8_t> signs,
                                     const Strategy& strategy, int max_sweeps, bool sort,
-                                    int threads, const SweepCallback& progress = {});
+                                    int threads, const SweepCallback& progress = {},
+                                    Real<T> tolerance = 0);
 
 }  // namespace shiftop::svd::detail

@@ -3,7 +3,8 @@
 // sizes that leave partial register tiles; block boundaries (even count, n_plus kept); the
 // blocked method against the pointwise one with G_in V = G_out; the QR shortening taken for
 // columns scaled by 2^664 (~1e200, the Gram matrix overflows), 2^-664 (it underflows) and for
-// nearly dependent columns (Cholesky loses them), with the values still right.
+// nearly dependent columns (Cholesky loses them), with the values still right; the QR path
+// converging on random matrices near 1e200.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -199,8 +200,36 @@ TEST(BlockedQrShortening, TakenForColumnsNear1e200And1eMinus200) {
       x = std::ldexp(x, e);
     const auto counts = compare_with_pointwise(scaled, rows, cols, width, true, 30);
     const std::int64_t pairs = (cols / width) * (cols / width - 1) / 2;
-    EXPECT_EQ(counts.qr_shortenings, pairs * counts.counts.sweeps) << "scale 2^" << e;
+    // Every pair of every block-sweep takes the QR path: shortened by QR, or first found relatively
+    // orthogonal on G's own columns and left alone (svd/blocked.cpp); none by Gram + Cholesky.
+    EXPECT_EQ(counts.qr_shortenings + counts.skipped_orthogonal, pairs * counts.counts.sweeps)
+        << "scale 2^" << e;
+    EXPECT_GT(counts.qr_shortenings, 0) << "scale 2^" << e;
   }
+}
+
+// Householder's rounding moves the cosines of R_pq's columns away from G's by up to a few eps, as
+// much as the orthogonality threshold of a small G (sqrt(20) eps for 20 x 16). Judged on R_pq,
+// some random matrices scaled by 2^664 kept rotating two columns of G that were orthogonal to
+// working accuracy, 60 block-sweeps (svd/blocked.cpp: 70 of 400 random 30 x 24 ones with the
+// former c x c threshold, 12 of 2000 20 x 16 and 30 x 24 ones with G's threshold alone). Both
+// variants, 100 random matrices of each size.
+TEST(BlockedQrShortening, ConvergesForRandomMatricesNear1e200) {
+  const index_t width = 4;
+  for (const auto& [rows, cols] : {std::pair<index_t, index_t>{20, 16}, {30, 24}})
+    for (bool full_block : {true, false})
+      for (unsigned seed = 1; seed <= 100; ++seed) {
+        std::vector<double> g = random_matrix<double>(rows, cols, seed);
+        for (double& x : g)
+          x = std::ldexp(x, 664);
+        const auto counts = detail::orthogonalize_blocked<double>(
+            g.data(), rows, cols, rows, nullptr, 0, 1, {}, StrategyKind::RowCyclicClosest, width,
+            full_block, 60, 1);
+        EXPECT_TRUE(counts.counts.converged)
+            << rows << " x " << cols << " seed " << seed << (full_block ? " full block" : "")
+            << ": " << counts.counts.sweeps << " block-sweeps";
+        EXPECT_GT(counts.qr_shortenings, 0);
+      }
 }
 
 // Two nearly dependent columns (difference 1e-9 relative) in one block: the Cholesky pivot keeps

@@ -89,9 +89,11 @@ def cases(args):
     if "single" in args.sections:
         for vectors in (False, True) if args.single_vectors else (False,):
             for n in args.single_sizes:
+                if vectors and n > args.single_vectors_max:
+                    continue
                 out.append(dict(section="single", kind="d", m=n, n=n, batch=1, matrix="random",
                                 vectors=vectors, target=1.0, libraries=False, versus=("gesvd",),
-                                reps=3 if n <= 2048 else 1, warmup=1))
+                                reps=3 if n <= 2048 else 1, warmup=1 if n <= 4096 else 0))
     for case in out:
         case.setdefault("libraries", True)
         case.setdefault("timed", args.timed_matrices)
@@ -257,9 +259,13 @@ def run_case(args, case, libraries):
         for method in case["binary_methods"]:
             if method == "shiftop" and case["n"] > args.single_shiftop_max:
                 methods.append({"method": method, "skipped": (
-                    f"n > --single-shiftop-max {args.single_shiftop_max}: the blocked method took "
-                    "7.2 s at n = 4096 on an H100 (2026-11-27); larger orders would pass the "
-                    "call's timeout")})
+                    f"n > --single-shiftop-max {args.single_shiftop_max}")})
+                continue
+            if method == "gesvdj" and case["n"] > args.single_gesvdj_max:
+                methods.append({"method": method, "skipped": (
+                    f"n > --single-gesvdj-max {args.single_gesvdj_max}: gesvdj took 8.6 s (values) "
+                    "and 11.1 s (U, V) at n = 8192 on an H200 (2026-12-02), about 8 times that at "
+                    "twice the order")})
                 continue
             # gesvd is the FP64 reference from 2048 on: its own error is 0 by construction.
             reference = "cpu" if case["n"] < 2048 else ("none" if method == "gesvd" else "gesvd")
@@ -353,7 +359,11 @@ def main():
     parser.add_argument("--single-shiftop-max", type=int, default=16384,
                         help="largest single order shiftop runs")
     parser.add_argument("--single-vectors", action="store_true",
-                        help="single: also every order with U and V")
+                        help="single: also the orders up to --single-vectors-max with U and V")
+    parser.add_argument("--single-vectors-max", type=int, default=8192,
+                        help="single: largest order with U and V")
+    parser.add_argument("--single-gesvdj-max", type=int, default=8192,
+                        help="single: largest order gesvdj runs")
     parser.add_argument("--single-variants", default="auto", type=lambda s: s.split(","),
                         help="single: shiftop's variants, one call each (auto, block-oriented, "
                              "full-block)")

@@ -818,19 +818,6 @@ TEST_F(GpuBlockedMethod, SmallBatch) {
                   20 * 14, options);
 }
 
-// Tall pairs: the Gram products split over row chunks (1000 rows, few pairs: chunks of 334, 334
-// and 332 rows, their partial sums added by the pair kernel), real and complex.
-TEST_F(GpuBlockedMethod, TallPairsOverUnevenRowChunks) {
-  JacobiOptions options{.compute_u = true, .compute_v = true};
-  options.block_width = 8;
-  options.variant = Variant::BlockOriented;
-  expect_like_cpu("2 x 1000x70 double width 8", random_entries<double>(2 * 1000 * 70, 78), 2, 1000,
-                  70, 1000, 1000 * 70, options);
-  expect_like_cpu("1 x 70x1000 complex<float> width 8",
-                  random_entries<std::complex<float>>(70 * 1000, 79), 1, 70, 1000, 70, 70 * 1000,
-                  options);
-}
-
 TEST_F(GpuBlockedMethod, EveryStrategyAndElementType) {
   for (const StrategyKind kind :
        {StrategyKind::ReversedRowCyclicClosest, StrategyKind::RowCyclicClosest,

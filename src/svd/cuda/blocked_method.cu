@@ -62,9 +62,8 @@ struct Update {
 
 template <class V>
 struct PairStep {
-  const V* gram = nullptr;  // chunks x (count * pairs) x (c x c): partial sums over row chunks
-  int chunks = 1;
-  V* rotation = nullptr;  // (count * pairs) x (c x c)
+  const V* gram = nullptr;  // (count * pairs) x (c x c)
+  V* rotation = nullptr;    // (count * pairs) x (c x c)
   index_t width = 0, c = 0;
   int pairs = 0;
   const int* filler = nullptr;     // pairs: 1 where the pair is no pair of the strategy
@@ -167,13 +166,9 @@ __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<
     rotation[e] = e % c == e / c ? make<V>(R(1), R(0)) : zero<V>();
   const bool skip = step.filler[i] != 0 || step.done[b] != 0;  // uniform over the block
   if (!skip) {
-    const index_t all_pairs = gridDim.y * static_cast<index_t>(step.pairs);
-    for (index_t e = tid; e < c * c; e += threads) {
-      V sum = step.gram[pair * c * c + e];
-      for (int chunk = 1; chunk < step.chunks; ++chunk)
-        sum = axpy(Scalar<R>{1, 0}, step.gram[(chunk * all_pairs + pair) * c * c + e], sum);
-      r[e] = sum;
-    }
+    const V* gram = step.gram + pair * c * c;
+    for (index_t e = tid; e < c * c; e += threads)
+      r[e] = gram[e];
     __syncthreads();
     cholesky_in_place<V, R>(r, c);
 
@@ -294,15 +289,26 @@ std::size_t pair_shared_bytes(index_t width, std::size_t element, bool rotation_
 }
 
 template <class V>
-void gemm_pointers(cublasHandle_t handle, cublasOperation_t op_a, index_t m, index_t n, index_t k,
-                   const V* const* a, index_t lda, const V* const* b, index_t ldb, V* const* c,
-                   index_t ldc, index_t batch) {
-  SHIFTOP_CUDA_CHECK(cublasGemmBatchedEx(
+void gemm_strided(cublasHandle_t handle, cublasOperation_t op_a, index_t m, index_t n, index_t k,
+                  const V* a, index_t lda, long long stride_a, const V* b, index_t ldb,
+                  long long stride_b, V* c, index_t ldc, long long stride_c, index_t batch) {
+  SHIFTOP_CUDA_CHECK(cublasGemmStridedBatchedEx(
       handle, op_a, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-      &Blas<V>::one, reinterpret_cast<const void* const*>(a), Blas<V>::data, static_cast<int>(lda),
-      reinterpret_cast<const void* const*>(b), Blas<V>::data, static_cast<int>(ldb), &Blas<V>::zero,
-      reinterpret_cast<void* const*>(c), Blas<V>::data, static_cast<int>(ldc),
-      static_cast<int>(batch), Blas<V>::compute, CUBLAS_GEMM_DEFAULT));
+      &Blas<V>::one, a, Blas<V>::data, static_cast<int>(lda), stride_a, b, Blas<V>::data,
+      static_cast<int>(ldb), stride_b, &Blas<V>::zero, c, Blas<V>::data, static_cast<int>(ldc),
+      stride_c, static_cast<int>(batch), Blas<V>::compute, CUBLAS_GEMM_DEFAULT));
+}
+
+template <class V>
+void gemm_pointers(cublasHandle_t handle, index_t m, index_t n, index_t k, const V* const* a,
+                   index_t lda, const V* const* b, index_t ldb, V* const* c, index_t ldc,
+                   index_t batch) {
+  SHIFTOP_CUDA_CHECK(cublasGemmBatchedEx(
+      handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n),
+      static_cast<int>(k), &Blas<V>::one, reinterpret_cast<const void* const*>(a), Blas<V>::data,
+      static_cast<int>(lda), reinterpret_cast<const void* const*>(b), Blas<V>::data,
+      static_cast<int>(ldb), &Blas<V>::zero, reinterpret_cast<void* const*>(c), Blas<V>::data,
+      static_cast<int>(ldc), static_cast<int>(batch), Blas<V>::compute, CUBLAS_GEMM_DEFAULT));
 }
 
 template <class T>
@@ -406,31 +412,7 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
   if (accumulate_)
     for (auto& copy : w_work_)
       copy = cuda::allocate(context, n * padded * padded * element);
-  // Row chunks for the Gram product: about two thread blocks' worth of output per multiprocessor
-  // (each c x c product is about one), chunks of at least 256 rows.
-  const index_t products = count_ * pairs_;
-  chunks_ = std::clamp<index_t>((2 * context.multiprocessors() + products - 1) / products, 1,
-                                std::max<index_t>(1, rows_ / 256));
-  chunk_rows_ = (rows_ + chunks_ - 1) / chunks_;
-  chunks_ = (rows_ + chunk_rows_ - 1) / chunk_rows_;
-  gram_ = cuda::allocate(context, n * pairs_ * chunks_ * c * c * element);
-  // Chunk k of pair i of matrix b is product k * products + b * pairs + i: the chunks of full
-  // height first (one GEMM call), the last, shorter or not, after them (another).
-  std::vector<V*> gram_a(static_cast<std::size_t>(chunks_ * products));
-  std::vector<V*> gram_c(gram_a.size());
-  for (index_t k = 0; k < chunks_; ++k)
-    for (index_t e = 0; e < products; ++e)
-      gram_c[k * products + e] = gram_.as<V>() + (k * products + e) * c * c;
-  for (int copy = 0; copy < 2; ++copy) {
-    for (index_t k = 0; k < chunks_; ++k)
-      for (index_t e = 0; e < products; ++e)  // pair panels are rows x c, side by side
-        gram_a[k * products + e] = g_work_[copy].as<V>() + e * rows_ * c + k * chunk_rows_;
-    std::vector<void*> table(3 * gram_a.size());
-    std::copy(gram_a.begin(), gram_a.end(), table.begin());
-    std::copy(gram_a.begin(), gram_a.end(), table.begin() + gram_a.size());
-    std::copy(gram_c.begin(), gram_c.end(), table.begin() + 2 * gram_a.size());
-    upload(gram_pointers_[copy], context, table);
-  }
+  gram_ = cuda::allocate(context, n * pairs_ * c * c * element);
   rotation_ = cuda::allocate(context, n * pairs_ * c * c * element);
   pointers_ = cuda::allocate(context, 6 * n * blocks_ * sizeof(void*));
   counters_ = cuda::allocate(context, n * (2 * sizeof(unsigned long long) + 2 * sizeof(int)));
@@ -466,8 +448,6 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
 
   PairStep<V> step;
   step.gram = gram_.as<V>();
-  step.chunks = static_cast<int>(chunks_);
-  const index_t products = count_ * pairs_;
   step.rotation = rotation_.as<V>();
   step.width = width_;
   step.c = c;
@@ -508,17 +488,9 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
     SHIFTOP_CUDA_CHECK(
         cudaMemsetAsync(rotations, 0, 2 * count * sizeof(unsigned long long), stream));
     for (int s = 0; s < steps_; ++s) {
-      // the table: A (chunks x products pointers), B (the same), C
-      void* table = gram_pointers_[current].template as<void>();
-      const index_t all = chunks_ * products;
-      const auto** gram_a = static_cast<const V**>(table);
-      V** gram_c = static_cast<V**>(table) + 2 * all;
-      const index_t full = all - products, last_rows = rows_ - (chunks_ - 1) * chunk_rows_;
-      if (full > 0)
-        gemm_pointers<V>(handle, CUBLAS_OP_C, c, c, chunk_rows_, gram_a, rows_, gram_a + all, rows_,
-                         gram_c, c, full);
-      gemm_pointers<V>(handle, CUBLAS_OP_C, c, c, last_rows, gram_a + full, rows_,
-                       gram_a + all + full, rows_, gram_c + full, c, products);
+      const V* panels = g_work[current];
+      gemm_strided<V>(handle, CUBLAS_OP_C, c, c, rows_, panels, rows_, rows_ * c, panels, rows_,
+                      rows_ * c, gram_.as<V>(), c, c * c, count_ * pairs_);
       step.filler = filler_.as<int>() + s * pairs_;
       step.next_slot = next_slot_.as<int>() + s * blocks_;
       step.g_update.current = g_work[current];
@@ -530,11 +502,11 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
       pair_kernel<T><<<dim3(static_cast<unsigned>(pairs_), static_cast<unsigned>(count_)), threads_,
                        shared_bytes_, stream>>>(step);
       SHIFTOP_CUDA_CHECK(cudaGetLastError());
-      gemm_pointers<V>(handle, CUBLAS_OP_N, rows_, width_, c, step.g_update.a, rows_,
-                       step.g_update.b, c, step.g_update.c, rows_, entries);
+      gemm_pointers<V>(handle, rows_, width_, c, step.g_update.a, rows_, step.g_update.b, c,
+                       step.g_update.c, rows_, entries);
       if (accumulate_)
-        gemm_pointers<V>(handle, CUBLAS_OP_N, padded, width_, c, step.w_update.a, padded,
-                         step.w_update.b, c, step.w_update.c, padded, entries);
+        gemm_pointers<V>(handle, padded, width_, c, step.w_update.a, padded, step.w_update.b, c,
+                         step.w_update.c, padded, entries);
       current = 1 - current;
     }
     SHIFTOP_CUDA_CHECK(cudaMemcpyAsync(host_counts.data(), rotations,

@@ -4,9 +4,7 @@
 //  * G's columns are split into block columns of `width` (padded with zero columns to an even
 //    count of blocks); each outer step of the block strategy pairs them;
 //  * the Gram matrices H_i = [G_p G_q]^H [G_p G_q] of all pivot block pairs of the step (and of
-//    every matrix of the batch) are one batched GEMM on cuBLAS (tensor cores in FP64), split
-//    over row chunks when the pairs alone are too few to fill the GPU (a 96 x 96 product over
-//    4096 rows is one thread block's work; its partial sums are added by the pair kernel);
+//    every matrix of the batch) are one strided batched GEMM on cuBLAS (tensor cores in FP64);
 //  * one thread block per pair shortens H_i = R_i^H R_i (Cholesky, 2.3.1) and runs the pointwise
 //    method (svd/cuda/pointwise_sweeps.cuh) on R_i in shared memory, accumulating the pair's
 //    rotation V_i (2 width x 2 width): one sweep (block-oriented) or to convergence (full block);
@@ -72,17 +70,15 @@ class BlockedMethod {
   bool accumulate_;
   BlockedChoices choices_;
   int steps_ = 0, inner_steps_ = 0, inner_pairs_per_step_ = 0, lanes_ = 4, threads_ = 32;
-  index_t chunks_ = 1, chunk_rows_ = 0;  // the Gram product's row chunks
   bool rotation_in_shared_ = false;
   std::size_t shared_bytes_ = 0;
   // Device tables: the slot of each block before step 0, the next step's slot of each slot of a
   // step, the pairs of a step that are no pair of the strategy (identity), the inner strategy.
   cuda::DeviceMemory first_layout_, next_slot_, filler_, inner_pairs_;
-  // Workspaces: G and W in two copies (steps alternate), the Gram matrices (a partial sum per row
-  // chunk) and rotations of a step, the Gram product's pointer arrays (one set per copy of G), the
-  // update's, the counters, the norms and the sorted order.
-  cuda::DeviceMemory g_work_[2], w_work_[2], gram_, rotation_, gram_pointers_[2], pointers_,
-      counters_, norms_, source_;
+  // Workspaces: G and W in two copies (steps alternate), the Gram matrices and rotations of a
+  // step, the update's pointer arrays, the counters, the norms and the sorted order.
+  cuda::DeviceMemory g_work_[2], w_work_[2], gram_, rotation_, pointers_, counters_, norms_,
+      source_;
 };
 
 }  // namespace shiftop::svd::gpu_kernels

@@ -133,8 +133,8 @@ struct RegularizationPath::Impl {
   std::vector<double> kept_f;             // sigma_f, 0 where dropped (below), [w][Nm]
   std::vector<Complex> coefficients;      // c = U^H d^_w, [w][Nm]; 0 where sigma_f is dropped
   std::vector<double> outside;            // ||d^_w - U U^H d^_w||^2, [w]
-  std::vector<Complex> x_lu;              // LU of X, [w] Nm x Nm column-major
-  std::vector<lapack_int> pivots;         // [w][Nm]
+  index_t rank = 0;                       // r = min(Nd, Nm): columns that can be kept
+  std::vector<Complex> x_inverse;         // X^{-1}'s first r columns, [w] Nm x r column-major
   cpu::RealFftBatch<double> inverse_fft;  // Nm series, for solve()
 
   static cpu::RealFftBatch<double> make_inverse(const Shape& s, index_t stride, int threads) {
@@ -192,86 +192,131 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
       shape, static_cast<index_t>(round_up(static_cast<std::size_t>(nfreq), 4)), threads);
   Impl& im = *impl_;
 
-  // The pairs (F^[w], R^[w]), w = 0..Nt, and their GSVDs.
+  // The pairs (F^[w], R^[w]), w = 0..Nt (F^ of all frequencies at once, R^ per batch), and their
+  // GSVDs.
   const std::vector<Complex> f =
       btt::frequency_blocks(first_column, first_row, shape, btt::BlockLayout::ColumnMajor,
                             static_cast<double>(period), threads);
   const index_t p = regulariser.rows(nm);
-  std::vector<Complex> g(static_cast<std::size_t>(nfreq * p * nm));
-  for (index_t w = 0; w < nfreq; ++w) {
-    const std::vector<Complex> r = regulariser.symbol(nm, w, period);
-    std::copy(r.begin(), r.end(), g.begin() + w * p * nm);
-  }
   svd::GsvdOptions gsvd = options.gsvd;
   gsvd.compute_vectors = true;
   gsvd.threads = threads;
   gsvd.backend = options.backend;
   gsvd.gpu = options.gpu;
-  svd::BatchedGsvdResult<Complex> result =
-      svd::gsvd_hz_batched(f.data(), nd, nd * nm, g.data(), p, p * nm, nfreq, nd, p, nm, gsvd);
-  for (index_t w = 0; w < nfreq; ++w) {
-    const svd::GsvdStats& stats = result.stats[static_cast<std::size_t>(w)];
-    require(stats.converged,
-            "regpath: the GSVD of frequency {} did not converge in {} sweeps (raise the GSVD's "
-            "max_sweeps)",
-            w, stats.sweeps);
+  require(options.frequencies_per_batch >= 0,
+          "regpath: frequencies_per_batch = {}: expected 0 (automatic) or a positive count",
+          options.frequencies_per_batch);
+  // The GSVDs in batches of frequencies, of which only what the path needs is kept: sigma, the
+  // coefficients U^H d^_w, the residuals outside U's kept columns and X^{-1}'s first r columns
+  // (only those meet a nonzero filter factor, as columns i >= r have sigma_f = 0). X itself, U and
+  // V of all Nt + 1 pairs would be 16 (Nt + 1) Nm (Nm + Nd + p) bytes (issue 31: 64 GB for X
+  // alone at Nm = 2000, Nt = 1000).
+  const index_t rank = std::min(nd, nm);
+  const std::size_t pair_bytes = 32 * static_cast<std::size_t>((nd + p + nm) * nm);
+  const index_t batch =
+      options.frequencies_per_batch > 0
+          ? std::min(options.frequencies_per_batch, nfreq)
+          : std::clamp(static_cast<index_t>((std::size_t{1} << 30) / pair_bytes),
+                       std::min<index_t>(nfreq, 8 * static_cast<index_t>(threads)), nfreq);
+  im.rank = rank;
+  im.sigma_f.assign(static_cast<std::size_t>(nfreq * nm), 0.0);
+  im.sigma_g.assign(static_cast<std::size_t>(nfreq * nm), 0.0);
+  im.coefficients.assign(static_cast<std::size_t>(nfreq * nm), Complex{});
+  im.x_inverse.assign(static_cast<std::size_t>(nfreq * nm * rank), Complex{});
+  // ||d^_w - sum_{i < j} u_i c_i||^2 for j = 0..r: which prefix of U's columns is kept is known
+  // only once every frequency's sigma_f is (the threshold below is relative to the largest).
+  std::vector<double> outside_prefix(static_cast<std::size_t>(nfreq * (rank + 1)));
+  const std::vector<Complex> dhat = im.data_spectrum(data);
+  std::vector<Complex> g;
+  for (index_t first = 0; first < nfreq; first += batch) {
+    const index_t count = std::min(batch, nfreq - first);
+    g.resize(static_cast<std::size_t>(count * p * nm));
+    for (index_t w = first; w < first + count; ++w) {
+      const std::vector<Complex> r = regulariser.symbol(nm, w, period);
+      std::copy(r.begin(), r.end(), g.begin() + (w - first) * p * nm);
+    }
+    svd::BatchedGsvdResult<Complex> result = svd::gsvd_hz_batched(
+        f.data() + first * nd * nm, nd, nd * nm, g.data(), p, p * nm, count, nd, p, nm, gsvd);
+    for (index_t k = 0; k < count; ++k) {
+      const svd::GsvdStats& stats = result.stats[static_cast<std::size_t>(k)];
+      require(stats.converged,
+              "regpath: the GSVD of frequency {} did not converge in {} sweeps (raise the GSVD's "
+              "max_sweeps)",
+              first + k, stats.sweeps);
+    }
+    std::copy(result.sigma_f.begin(), result.sigma_f.end(), im.sigma_f.begin() + first * nm);
+    std::copy(result.sigma_g.begin(), result.sigma_g.end(), im.sigma_g.begin() + first * nm);
+    index_t singular = -1;
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<Complex> residual(static_cast<std::size_t>(nd));
+      std::vector<lapack_int> pivots(static_cast<std::size_t>(nm));
+#pragma omp for schedule(static)
+      for (index_t k = 0; k < count; ++k) {
+        const index_t w = first + k;
+        const Complex* u = result.u.data() + k * nd * nm;
+        const Complex* d = dhat.data() + w * nd;
+        Complex* c = im.coefficients.data() + w * nm;
+        double* out = outside_prefix.data() + w * (rank + 1);
+        std::copy_n(d, nd, residual.begin());
+        const auto squared_norm = [&] {
+          double sum = 0.0;
+          for (const Complex& v : residual)
+            sum += std::norm(v);
+          return sum;
+        };
+        out[0] = squared_norm();
+        for (index_t i = 0; i < rank; ++i) {
+          Complex sum{};
+          for (index_t j = 0; j < nd; ++j)
+            sum += std::conj(u[j + i * nd]) * d[j];
+          c[i] = sum;
+          for (index_t j = 0; j < nd; ++j)
+            residual[static_cast<std::size_t>(j)] -= u[j + i * nd] * sum;
+          out[i + 1] = squared_norm();
+        }
+        // X^{-1}'s first r columns: X Z = [I_r; 0] by X's LU (then dropped).
+        Complex* x = result.x.data() + k * nm * nm;
+        Complex* z = im.x_inverse.data() + w * nm * rank;
+        for (index_t i = 0; i < rank; ++i)
+          z[i + i * nm] = 1.0;
+        const auto n = static_cast<lapack_int>(nm);
+        if (LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, x, n, pivots.data()) != 0 ||
+            LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, static_cast<lapack_int>(rank), x, n,
+                           pivots.data(), z, n) != 0) {
+#pragma omp critical
+          singular = w;
+        }
+      }
+    }
+    require(singular < 0,
+            "regpath: the GSVD's X of frequency {} is singular (it should not be: R^[w] has full "
+            "column rank)",
+            singular);
   }
-  im.sigma_f = std::move(result.sigma_f);
-  im.sigma_g = std::move(result.sigma_g);
 
   // Columns whose sigma_f is zero to working precision are left out: U's column there is zero
   // or rounding noise, and their filter factor sigma_f^2 / (sigma_f^2 + alpha^2 sigma_g^2) is
   // zero to rounding for any alpha that is not itself at rounding level. F^[w] has rank at most
   // min(Nd, Nm), and the values come ordered by sigma_f / sigma_g, that is by sigma_f (as
-  // sigma_f^2 + sigma_g^2 = 1): beyond the first min(Nd, Nm) only such columns remain.
-  const index_t rank = std::min(nd, nm);
+  // sigma_f^2 + sigma_g^2 = 1): beyond the first min(Nd, Nm) only such columns remain, and the
+  // kept columns are the prefix before the first value at or below the threshold.
   const double sf_max = *std::ranges::max_element(im.sigma_f);
   const double drop =
       4.0 * static_cast<double>(std::max(nd, nm)) * std::numeric_limits<double>::epsilon() * sf_max;
-  const std::vector<Complex> dhat = im.data_spectrum(data);
-  im.coefficients.assign(static_cast<std::size_t>(nfreq * nm), Complex{});
-  im.outside.assign(static_cast<std::size_t>(nfreq), 0.0);
   im.kept_f.assign(static_cast<std::size_t>(nfreq * nm), 0.0);
-  im.x_lu = std::move(result.x);
-  im.pivots.assign(static_cast<std::size_t>(nfreq * nm), 0);
-  index_t singular = -1;
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<Complex> r(static_cast<std::size_t>(nd));
-#pragma omp for schedule(static)
-    for (index_t w = 0; w < nfreq; ++w) {
-      const Complex* u = result.u.data() + w * nd * nm;
-      const Complex* d = dhat.data() + w * nd;
-      const double* sf = im.sigma_f.data() + w * nm;
-      Complex* c = im.coefficients.data() + w * nm;
-      double* kept = im.kept_f.data() + w * nm;
-      std::copy_n(d, nd, r.begin());
-      for (index_t i = 0; i < nm; ++i) {
-        kept[i] = i < rank && sf[i] > drop ? sf[i] : 0.0;
-        if (kept[i] == 0.0) continue;
-        Complex sum{};
-        for (index_t k = 0; k < nd; ++k)
-          sum += std::conj(u[k + i * nd]) * d[k];
-        c[i] = sum;
-        for (index_t k = 0; k < nd; ++k)
-          r[static_cast<std::size_t>(k)] -= u[k + i * nd] * sum;
-      }
-      double out = 0.0;
-      for (const Complex& v : r)
-        out += std::norm(v);
-      im.outside[static_cast<std::size_t>(w)] = out;
-      const auto n = static_cast<lapack_int>(nm);
-      if (LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, im.x_lu.data() + w * nm * nm, n,
-                         im.pivots.data() + w * nm) != 0) {
-#pragma omp critical
-        singular = w;
-      }
-    }
+  im.outside.assign(static_cast<std::size_t>(nfreq), 0.0);
+  for (index_t w = 0; w < nfreq; ++w) {
+    const double* sf = im.sigma_f.data() + w * nm;
+    index_t kept = 0;
+    while (kept < rank && sf[kept] > drop)
+      ++kept;
+    std::copy_n(sf, kept, im.kept_f.begin() + w * nm);
+    std::fill(im.coefficients.begin() + w * nm + kept, im.coefficients.begin() + (w + 1) * nm,
+              Complex{});
+    im.outside[static_cast<std::size_t>(w)] =
+        outside_prefix[static_cast<std::size_t>(w * (rank + 1) + kept)];
   }
-  require(singular < 0,
-          "regpath: the GSVD's X of frequency {} is singular (it should not be: R^[w] has full "
-          "column rank)",
-          singular);
 }
 
 RegularizationPath::~RegularizationPath() = default;
@@ -346,12 +391,16 @@ std::vector<double> RegularizationPath::solve(double alpha) const {
       const double* sf = im.kept_f.data() + w * nm;
       const double* sg = im.sigma_g.data() + w * nm;
       const Complex* c = im.coefficients.data() + w * nm;
-      // m_w = X^{-1} diag(sigma_f / (sigma_f^2 + alpha^2 sigma_g^2)) U^H d_w.
-      for (index_t i = 0; i < nm; ++i)
-        y[static_cast<std::size_t>(i)] = filter(sf[i], sg[i], alpha).solve * c[i];
-      const auto n = static_cast<lapack_int>(nm);
-      LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, 1, im.x_lu.data() + w * nm * nm, n,
-                     im.pivots.data() + w * nm, y.data(), n);
+      // m_w = X^{-1} diag(sigma_f / (sigma_f^2 + alpha^2 sigma_g^2)) U^H d_w, over the first r
+      // columns of X^{-1} (the others meet sigma_f = 0).
+      const Complex* z = im.x_inverse.data() + w * nm * im.rank;
+      std::fill(y.begin(), y.end(), Complex{});
+      for (index_t i = 0; i < im.rank; ++i) {
+        const Complex factor = filter(sf[i], sg[i], alpha).solve * c[i];
+        if (factor == Complex{}) continue;
+        for (index_t j = 0; j < nm; ++j)
+          y[static_cast<std::size_t>(j)] += z[j + i * nm] * factor;
+      }
       for (index_t j = 0; j < nm; ++j)
         reinterpret_cast<Complex*>(buffer + j * 2 * im.stride)[w] = y[static_cast<std::size_t>(j)];
     }
@@ -363,6 +412,13 @@ std::vector<double> RegularizationPath::solve(double alpha) const {
     for (index_t t = 0; t < nt; ++t)
       m[static_cast<std::size_t>(j * nt + t)] = scale * buffer[j * 2 * im.stride + t];
   return m;
+}
+
+std::size_t RegularizationPath::bytes() const {
+  const Impl& im = *impl_;
+  return sizeof(double) *
+             (im.sigma_f.size() + im.sigma_g.size() + im.kept_f.size() + im.outside.size()) +
+         sizeof(Complex) * (im.coefficients.size() + im.x_inverse.size());
 }
 
 std::vector<double> RegularizationPath::generalized_values(index_t w) const {

@@ -371,6 +371,47 @@ TEST(RegPathThreads, ResultsDoNotDependOnTheThreadCount) {
   }
 }
 
+// The GSVDs run in batches of frequencies (RegPathOptions::frequencies_per_batch): a batch of 1,
+// of 3 (10 frequencies: 3 + 3 + 3 + 1) and all at once give the same path bit for bit, wide
+// (Nd < Nm: X^{-1} kept to its first Nd columns) and tall.
+TEST(RegPathBatches, ResultsDoNotDependOnTheBatch) {
+  for (const Case c :
+       {Case{{3, 5, 9}, true, Kind::LaplacianDt1}, Case{{5, 3, 9}, false, Kind::Dt2}}) {
+    const Problem p = make_problem(c, 98);
+    RegPathOptions one, three;
+    one.frequencies_per_batch = 1;
+    three.frequencies_per_batch = 3;
+    const RegularizationPath all(p.column, p.row, p.shape, p.regulariser, p.data);
+    const RegularizationPath a(p.column, p.row, p.shape, p.regulariser, p.data, one);
+    const RegularizationPath b(p.column, p.row, p.shape, p.regulariser, p.data, three);
+    const std::vector<double> alphas = {1e-3, 0.3, 30.0};
+    const auto pa = a.evaluate(alphas), pb = b.evaluate(alphas), pall = all.evaluate(alphas);
+    for (std::size_t k = 0; k < alphas.size(); ++k) {
+      EXPECT_EQ(pa[k].residual_norm, pall[k].residual_norm);
+      EXPECT_EQ(pb[k].residual_norm, pall[k].residual_norm);
+      EXPECT_EQ(pa[k].gcv, pall[k].gcv);
+      EXPECT_EQ(pb[k].seminorm, pall[k].seminorm);
+      EXPECT_EQ(a.solve(alphas[k]), all.solve(alphas[k]));
+      EXPECT_EQ(b.solve(alphas[k]), all.solve(alphas[k]));
+    }
+  }
+}
+
+// What a path keeps: per frequency sigma_f, sigma_g, the kept sigma_f and the coefficients (Nm
+// each), the residual outside U, and X^{-1}'s first r = min(Nd, Nm) columns; not X's LU (Nm^2 per
+// frequency), which the path kept before issue 31 and which made Nm = 2000, Nt = 1000 need 64 GB.
+TEST(RegPathMemory, KeepsXInverseToTheRankOnly) {
+  for (const Case c :
+       {Case{{3, 8, 9}, true, Kind::LaplacianDt1}, Case{{6, 4, 9}, false, Kind::Dt1}}) {
+    const Problem p = make_problem(c, 97);
+    const RegularizationPath path(p.column, p.row, p.shape, p.regulariser, p.data);
+    const std::size_t nfreq = static_cast<std::size_t>(p.shape.nt + 1);
+    const auto nm = static_cast<std::size_t>(p.shape.nm);
+    const auto r = static_cast<std::size_t>(std::min(p.shape.nd, p.shape.nm));
+    EXPECT_EQ(path.bytes(), 8 * nfreq * (3 * nm + 1) + 16 * nfreq * (nm + nm * r)) << p.shape.str();
+  }
+}
+
 std::vector<PathPoint> synthetic(const std::vector<double>& residual,
                                  const std::vector<double>& seminorm,
                                  const std::vector<double>& gcv) {
@@ -468,6 +509,10 @@ TEST(RegPathRefusals, BadInputsAreNamed) {
   expect_error([&] { (void)path.evaluate(nan); }, "alpha");
   expect_error([&] { (void)path.solve(-1.0); }, "alpha");
   expect_error([&] { (void)path.generalized_values(5); }, "frequency");
+  RegPathOptions negative;
+  negative.frequencies_per_batch = -1;
+  expect_error([&] { RegularizationPath(p.column, p.row, s, p.regulariser, p.data, negative); },
+               "frequencies_per_batch = -1");
 }
 
 // options.backend = Cuda in a build without CUDA (the CPU CI's) is refused in one line saying

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,12 +106,10 @@ std::vector<double> read_laplacian(const std::string& path, index_t nm) {
   return lap;
 }
 
-// The first or last point a choice can take (the L-curve's corner needs a neighbour on each
-// side): the best alpha may then lie beyond the grid.
-bool at_grid_end(std::size_t chosen, std::size_t size, bool lcurve) {
-  if (size < 2) return false;
-  const std::size_t first = lcurve && size >= 3 ? 1 : 0;
-  return chosen == first || chosen == size - 1 - first;
+// The first or last alpha of the grid as GCV's choice: the best alpha may then lie beyond it. (An
+// L-curve corner is never there: inverse::lcurve_corner finds none then.)
+bool at_grid_end(std::size_t chosen, std::size_t size) {
+  return size >= 2 && (chosen == 0 || chosen == size - 1);
 }
 
 nlohmann::ordered_json path_or_null(const std::string& path) {
@@ -197,10 +196,15 @@ void run(const RegPathOptions& o) {
   stage(fmt::format("the path at {} alphas", alphas.size()));
   const std::vector<inverse::PathPoint> points = path.evaluate(alphas);
   const std::size_t by_gcv = inverse::gcv_choice(points);
-  const std::size_t by_lcurve = inverse::lcurve_corner(points);
-  const std::size_t chosen = o.choose == "gcv" ? by_gcv : by_lcurve;
+  const std::optional<std::size_t> by_lcurve = inverse::lcurve_corner(points);
+  require(o.choose == "gcv" || by_lcurve.has_value(),
+          "--choose lcurve: the L-curve of these {} alphas has no corner (its largest curvature "
+          "is at an end of the grid, or it turns by less than 45 degrees); widen --alphas{} or "
+          "use --choose gcv",
+          points.size(), o.alphas.empty() ? "" : " (the default spans the generalized values)");
+  const std::size_t chosen = o.choose == "gcv" ? by_gcv : *by_lcurve;
   const double alpha = points[chosen].alpha;
-  const bool at_end = at_grid_end(chosen, points.size(), o.choose == "lcurve");
+  const bool at_end = o.choose == "gcv" && at_grid_end(chosen, points.size());
   if (at_end)
     fmt::print(stderr,
                "shiftop: warning: {} chose alpha {:.6g}, at the {} end of the {} alphas: the best "
@@ -229,7 +233,8 @@ void run(const RegPathOptions& o) {
                                 {"seminorms", nlohmann::ordered_json::array()},
                                 {"gcv", nlohmann::ordered_json::array()},
                                 {"gcv_choice", by_gcv},
-                                {"lcurve_corner", by_lcurve}};
+                                {"lcurve_corner", by_lcurve ? nlohmann::ordered_json(*by_lcurve)
+                                                            : nlohmann::ordered_json(nullptr)}};
   for (const inverse::PathPoint& p : points) {
     curves["alphas"].push_back(p.alpha);
     curves["residual_norms"].push_back(p.residual_norm);
@@ -277,7 +282,7 @@ void run(const RegPathOptions& o) {
     const inverse::PathPoint& p = points[k];
     std::string mark;
     if (k == by_gcv) mark += " <- GCV";
-    if (k == by_lcurve) mark += " <- L-curve";
+    if (by_lcurve && k == *by_lcurve) mark += " <- L-curve";
     if (k == chosen) mark += " (chosen)";
     fmt::print("  {:12.4e}  {:12.4e}  {:12.4e}  {:12.4e}{}\n", p.alpha, p.residual_norm, p.seminorm,
                p.gcv, mark);

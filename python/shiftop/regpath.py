@@ -32,8 +32,10 @@ class RegPath:
 
     alphas, residual_norms (||C_F m - [d; 0]||), seminorms (||C_R m||), gcv: 1-D arrays, one
         entry per alpha, of the circulant-embedded problem.
-    gcv_choice, lcurve_corner: INDICES into alphas (the smallest GCV value; the largest
-        curvature of the log-log L-curve); alpha_gcv, alpha_lcurve: the alphas themselves.
+    gcv_choice, lcurve_corner: INDICES into alphas (the smallest GCV value; the log-log
+        L-curve's corner, its largest curvature, or None when the path has no corner: the
+        largest curvature at an end of the grid, or a path that turns by less than 45 degrees);
+        alpha_gcv, alpha_lcurve: the alphas themselves (alpha_lcurve None without a corner).
     solve(alpha=None): the embedded Tikhonov solution (Nm, Nt) (None: alpha_gcv).
     generalized_values(w): sigma_f / sigma_g of F^[w], R^[w] (w = 0..Nt), nonincreasing.
     evaluate(alphas): the curves at other alphas (a dict), without recomputing the GSVDs.
@@ -76,20 +78,23 @@ class RegPath:
         return int(self._curves["gcv_choice"])
 
     @property
-    def lcurve_corner(self) -> int:
-        return int(self._curves["lcurve_corner"])
+    def lcurve_corner(self) -> int | None:
+        corner = self._curves["lcurve_corner"]
+        return None if corner is None else int(corner)
 
     @property
     def alpha_gcv(self) -> float:
         return float(self.alphas[self.gcv_choice])
 
     @property
-    def alpha_lcurve(self) -> float:
-        return float(self.alphas[self.lcurve_corner])
+    def alpha_lcurve(self) -> float | None:
+        corner = self.lcurve_corner
+        return None if corner is None else float(self.alphas[corner])
 
     def evaluate(self, alphas) -> dict:
         """The curves at `alphas` (positive, finite; sorted here, duplicates kept): a dict with
-        alphas, residual_norms, seminorms, gcv (arrays) and gcv_choice, lcurve_corner (indices).
+        alphas, residual_norms, seminorms, gcv (arrays) and gcv_choice, lcurve_corner (indices;
+        lcurve_corner None without a corner).
         O(Nm (Nt + 1)) per alpha."""
         a = np.sort(_as_float64("alphas", alphas).ravel())
         if a.size == 0:
@@ -138,7 +143,8 @@ class RegPath:
     def __repr__(self):
         nd, nm, nt = self.shape
         return (f"<shiftop.RegPath Nd={nd} Nm={nm} Nt={nt}: {self.alphas.size} alphas, "
-                f"GCV alpha {self.alpha_gcv:.4g}, L-curve alpha {self.alpha_lcurve:.4g}>")
+                f"GCV alpha {self.alpha_gcv:.4g}, L-curve alpha "
+                + ("none" if self.alpha_lcurve is None else f"{self.alpha_lcurve:.4g}") + ">")
 
 
 def _as_dict(path):

@@ -98,7 +98,8 @@ class PyRegPath {
     out["gcv"] = owned_array<double, 1>(std::move(gcv), {k});
     if (k > 0) {
       out["gcv_choice"] = inverse::gcv_choice(points);
-      out["lcurve_corner"] = inverse::lcurve_corner(points);
+      const std::optional<std::size_t> corner = inverse::lcurve_corner(points);
+      out["lcurve_corner"] = corner ? nb::object(nb::int_(*corner)) : nb::none();
     }
     return out;
   }

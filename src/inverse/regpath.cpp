@@ -7,6 +7,7 @@
 #include <complex>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 // LAPACKE's complex arguments as std::complex<double> (the layout LAPACK itself uses).
@@ -470,17 +471,18 @@ std::size_t gcv_choice(std::span<const PathPoint> path) {
   return best;
 }
 
-std::size_t lcurve_corner(std::span<const PathPoint> path) {
-  if (path.size() < 3) return gcv_choice(path);
+std::optional<std::size_t> lcurve_corner(std::span<const PathPoint> path) {
+  const std::size_t n = path.size();
+  if (n < 5) return std::nullopt;
   // The curve (x, y) = (log ||r||, log ||R m||) parametrised by t = log alpha; curvature
   // kappa = (x' y'' - y' x'') / (x'^2 + y'^2)^{3/2}, derivatives by centred differences on the
-  // (possibly non-uniform) grid of t. The corner is the point of largest curvature.
+  // (possibly non-uniform) grid of t; -inf where it is not finite (a zero norm).
   auto x = [&](std::size_t k) { return std::log(path[k].residual_norm); };
   auto y = [&](std::size_t k) { return std::log(path[k].seminorm); };
   auto t = [&](std::size_t k) { return std::log(path[k].alpha); };
-  std::size_t best = 1;
-  double best_kappa = -std::numeric_limits<double>::infinity();
-  for (std::size_t k = 1; k + 1 < path.size(); ++k) {
+  const double none = -std::numeric_limits<double>::infinity();
+  std::vector<double> kappa(n, none);
+  for (std::size_t k = 1; k + 1 < n; ++k) {
     const double h0 = t(k) - t(k - 1), h1 = t(k + 1) - t(k);
     auto first = [&](auto v) {
       return (v(k + 1) - v(k)) / h1 * h0 / (h0 + h1) + (v(k) - v(k - 1)) / h0 * h1 / (h0 + h1);
@@ -490,13 +492,29 @@ std::size_t lcurve_corner(std::span<const PathPoint> path) {
     };
     const double dx = first(x), dy = first(y), ddx = second(x), ddy = second(y);
     const double speed = std::hypot(dx, dy);
-    const double kappa = (dx * ddy - dy * ddx) / (speed * speed * speed);
-    if (std::isfinite(kappa) && kappa > best_kappa) {
-      best_kappa = kappa;
-      best = k;
-    }
+    const double value = (dx * ddy - dy * ddx) / (speed * speed * speed);
+    if (std::isfinite(value)) kappa[k] = value;
   }
-  return best_kappa == -std::numeric_limits<double>::infinity() ? gcv_choice(path) : best;
+  const auto best = static_cast<std::size_t>(std::ranges::max_element(kappa) - kappa.begin());
+  // At the first or last interior point the largest curvature says only that the curve bends
+  // more towards the end of the grid: the corner may be beyond it.
+  if (best < 2 || best + 2 >= n || !(kappa[best] > 0) || !(kappa[best] > kappa[best - 1]) ||
+      !(kappa[best] > kappa[best + 1]))
+    return std::nullopt;
+  // The largest turn of the curve across the corner, from a segment before it to one after it,
+  // in the corner's sense (that of a positive kappa, counterclockwise): an L turns by about 90
+  // degrees, a straight line by none. (A Tikhonov L-curve bends back the other way at large
+  // alpha, where the seminorm falls as 1 / alpha^2 and the residual stalls at ||d||: so not the
+  // turn from the first segment to the last.)
+  double turn = 0;
+  for (std::size_t i = 0; i < best; ++i)
+    for (std::size_t j = best; j + 1 < n; ++j) {
+      const double ax = x(i + 1) - x(i), ay = y(i + 1) - y(i);
+      const double bx = x(j + 1) - x(j), by = y(j + 1) - y(j);
+      turn = std::max(turn, std::atan2(ax * by - ay * bx, ax * bx + ay * by));
+    }
+  if (!(turn >= std::numbers::pi / 4)) return std::nullopt;
+  return best;
 }
 
 void require_laplacian(std::span<const double> laplacian, index_t nm, std::string_view what) {

@@ -13,7 +13,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
+#include <optional>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "shiftop/inverse/regpath.hpp"
@@ -438,10 +441,38 @@ TEST(Choices, LCurveCornerAtTheKnee) {
     seminorm.push_back(std::exp(y));
   }
   const auto path = synthetic(residual, seminorm, std::vector<double>(9, 1.0));
-  EXPECT_EQ(lcurve_corner(path), 4U);
-  // Fewer than 3 points: the GCV choice.
-  const auto two = synthetic({1, 2}, {2, 1}, {3, 1});
-  EXPECT_EQ(lcurve_corner(two), 1U);
+  EXPECT_EQ(lcurve_corner(path), std::optional<std::size_t>(4));
+  // The same knee as the last point but one of its steep arm (the corner at the grid's end: the
+  // best alpha may be beyond it) and the flat arm alone (no corner on it): none.
+  EXPECT_EQ(lcurve_corner(std::span(path).first(6)), std::nullopt);
+  EXPECT_EQ(lcurve_corner(std::span(path).last(5)), std::nullopt);
+  // Fewer than 5 points: none.
+  EXPECT_EQ(lcurve_corner(std::span(path).subspan(2, 4)), std::nullopt);
+}
+
+// Paths without a corner: a straight line in the log-log plane (both norms powers of alpha), and
+// the parabola (x, y) = (s^2 + s, s^2 - s) of the next test on |s| <= 0.1, whose curvature peaks
+// at s = 0 but whose tangent turns by only 22.6 degrees there (a bend, no L); on |s| <= 0.5 it
+// turns by 90 degrees and has its corner at s = 0.
+TEST(Choices, NoLCurveCornerOnStraightOrGentlePaths) {
+  std::vector<double> residual, seminorm;
+  for (int k = 0; k < 9; ++k) {
+    residual.push_back(std::exp(0.5 * k));
+    seminorm.push_back(std::exp(-0.3 * k));
+  }
+  EXPECT_EQ(lcurve_corner(synthetic(residual, seminorm, std::vector<double>(9, 1.0))),
+            std::nullopt);
+  for (const double half_width : {0.1, 0.5}) {
+    std::vector<PathPoint> path;
+    for (int k = 0; k < 9; ++k) {
+      const double s = half_width * (k - 4) / 4.0;
+      path.push_back({1e-3 * std::exp(s), std::exp(s * s + s), std::exp(s * s - s), 1.0});
+    }
+    if (half_width < 0.2)
+      EXPECT_EQ(lcurve_corner(path), std::nullopt) << "|s| <= " << half_width;
+    else
+      EXPECT_EQ(lcurve_corner(path), std::optional<std::size_t>(4)) << "|s| <= " << half_width;
+  }
 }
 
 // A corner known in closed form on uneven alpha grids. The curve (x, y) = (s^2 + s, s^2 - s),
@@ -465,7 +496,8 @@ TEST(Choices, LCurveCornerOnAnUnevenGrid) {
       path.push_back({1e-3 * std::exp(s), std::exp(s * s + s), std::exp(s * s - s), 1.0});
       if (std::abs(s) < std::abs(grid[vertex])) vertex = k;
     }
-    EXPECT_EQ(lcurve_corner(path), vertex) << "the vertex is at alpha " << path[vertex].alpha;
+    EXPECT_EQ(lcurve_corner(path), std::optional<std::size_t>(vertex))
+        << "the vertex is at alpha " << path[vertex].alpha;
   }
 }
 

@@ -140,7 +140,8 @@ def test_path_equals_the_dense_embedded_problem(tmp_path, general, reg, k, lapla
     assert out["choose"] == "gcv" and out["chosen"] == out["gcv_choice"]
     assert out["alpha"] == ALPHAS[out["chosen"]]
     assert out["approximation"] == "circulant"
-    assert 0 <= out["lcurve_corner"] < len(ALPHAS)
+    # Four alphas are too few for an L-curve corner (inverse::lcurve_corner needs 5): none.
+    assert out["lcurve_corner"] is None
     m = np.load(tmp_path / "m.npy")
     assert m.shape == (NM, NT) and m.dtype == np.float64
     full = want[out["chosen"]][3].reshape(NM, 2 * NT)
@@ -152,11 +153,12 @@ def test_path_equals_the_dense_embedded_problem(tmp_path, general, reg, k, lapla
 def test_table_note_and_the_exact_solve_it_names(tmp_path):
     op, column, _, d = write_problem(tmp_path)
     text = shiftop("regpath", op, tmp_path / "d.npy", "--mass", 0.5, "--alphas",
-                   "LOG:1e-2:1e1:7", "--choose", "lcurve", "-o", tmp_path / "m.npy").stdout
+                   "LOG:1e-2:1e1:7", "-o", tmp_path / "m.npy").stdout
     lines = text.splitlines()
     assert sum("<- GCV" in line for line in lines) == 1
-    assert sum("<- L-curve" in line for line in lines) == 1
-    assert sum("(chosen)" in line and "<- L-curve" in line for line in lines) == 1
+    # A random (well-posed) F: its curve bends the other way (an L turned over), no corner.
+    assert sum("<- L-curve" in line for line in lines) == 0
+    assert sum("(chosen)" in line and "<- GCV" in line for line in lines) == 1
     assert len([line for line in lines if line.strip()[:1].isdigit()]) == 7
     assert "CIRCULANT APPROXIMATION" in text
     command = next(line for line in lines if "shiftop solve --operator" in line)
@@ -226,10 +228,47 @@ def test_a_choice_on_the_end_of_the_grid_is_warned_about(tmp_path):
                                  alphas, "--json").stdout)
         assert out["chosen_at_grid_end"] is True
         assert out["chosen"] == (4 if end == "large" else 0)
-    run = shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy", "--choose", "lcurve",
-                  "--alphas", "LOG:1e-7:3e-6:5")
-    assert "shiftop: warning: the L-curve corner chose alpha" in run.stderr
+    # The L-curve's largest curvature at an end of these alphas: no corner, said so (no choice
+    # of an end point).
+    message = refused(tmp_path, tmp_path / "S.npy", tmp_path / "dS.npy", "--choose", "lcurve",
+                      "--alphas", "LOG:1e-7:3e-6:5")
+    assert "--choose lcurve: the L-curve of these 5 alphas has no corner" in message
+    assert "widen --alphas" in message and "--choose gcv" in message
     assert "warning" not in shiftop("regpath", tmp_path / "S.npy", tmp_path / "dS.npy").stderr
+
+
+def ill_posed_problem(tmp_path):
+    """F m_true plus 0.1% noise through smooth kernels (a Gaussian in time: generalized values over
+    nine decades), whose Tikhonov L-curve has its corner inside the default alphas."""
+    rng = np.random.default_rng(5)
+    nd, nm, nt = 6, 3, 24
+    pulse = np.exp(-0.5 * ((np.arange(nt) - 12.0) / 2.0) ** 2)
+    column = rng.standard_normal((nd, nm))[:, :, None] * pulse
+    m = np.sin(np.arange(nm * nt) / 3.0)
+    d = (dense(column) @ m).reshape(nd, nt)
+    d += 1e-3 * np.abs(d).max() * rng.standard_normal(d.shape)
+    np.save(tmp_path / "G.npy", column)
+    np.save(tmp_path / "dG.npy", d)
+
+
+def test_lcurve_corner_of_an_ill_posed_problem(tmp_path):
+    ill_posed_problem(tmp_path)
+    out = json.loads(shiftop("regpath", tmp_path / "G.npy", tmp_path / "dG.npy", "--choose",
+                             "lcurve", "--json").stdout)
+    corner = out["lcurve_corner"]
+    assert corner is not None and out["chosen"] == corner and not out["chosen_at_grid_end"]
+    # The corner against numpy's curvature of (log ||r||, log ||R m||) over log alpha (the
+    # default alphas are log-spaced: three-point differences with one step h).
+    x, y = np.log(out["residual_norms"]), np.log(out["seminorms"])
+    h = np.diff(np.log(out["alphas"])).mean()
+    dx, dy = (x[2:] - x[:-2]) / (2 * h), (y[2:] - y[:-2]) / (2 * h)
+    ddx, ddy = (x[2:] - 2 * x[1:-1] + x[:-2]) / h**2, (y[2:] - 2 * y[1:-1] + y[:-2]) / h**2
+    kappa = (dx * ddy - dy * ddx) / np.hypot(dx, dy) ** 3
+    assert corner == 1 + int(np.argmax(kappa))
+    assert 2 <= corner <= len(out["alphas"]) - 3
+    text = shiftop("regpath", tmp_path / "G.npy", tmp_path / "dG.npy", "--choose",
+                   "lcurve").stdout
+    assert sum("<- L-curve" in line and "(chosen)" in line for line in text.splitlines()) == 1
 
 
 def refused(tmp_path, *args):

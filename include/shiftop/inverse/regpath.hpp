@@ -31,6 +31,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -127,9 +128,14 @@ class RegularizationPath {
 /// The index of the smallest GCV value of a path (ties: the first; NaN values skipped unless all
 /// are NaN). Throws shiftop::Error for an empty path.
 std::size_t gcv_choice(std::span<const PathPoint> path);
-/// The L-curve corner: the index of the largest curvature of (log residual_norm, log seminorm)
-/// along the path (alphas increasing), from centred differences; paths of fewer than 3 points
-/// give the GCV choice.
-std::size_t lcurve_corner(std::span<const PathPoint> path);
+/// The L-curve corner, when the path has one: the index of the largest curvature of
+/// (log residual_norm, log seminorm) along the path (alphas increasing, derivatives by centred
+/// differences on the possibly uneven grid) if that point is a strict local maximum of the
+/// curvature with a point on either side that has one too (so not the first or last interior
+/// point, where the corner may lie beyond the alphas), and the curve turns there: by at least 45
+/// degrees from a segment before that point to one after it, counterclockwise as an L (a
+/// straight or gently bending path, or one bending the other way, has no corner). std::nullopt
+/// otherwise, and for paths of fewer than 5 points.
+std::optional<std::size_t> lcurve_corner(std::span<const PathPoint> path);
 
 }  // namespace shiftop::inverse

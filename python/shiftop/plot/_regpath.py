@@ -8,7 +8,8 @@ Command line (`shiftop regpath --plot FILE` runs it through apps/shiftop/python_
     python -m shiftop.plot regpath JSON -o OUT [--format png|svg|pdf] [--title TEXT]
 
 JSON is an object with the arrays "alphas" (increasing), "residual_norms", "seminorms", "gcv" (one
-entry per alpha) and the integer indices "gcv_choice" and "lcurve_corner" into them (what
+entry per alpha) and the integer indices "gcv_choice" and "lcurve_corner" into them
+("lcurve_corner" null for a path without a corner: none is marked) (what
 RegPath.to_json() and `shiftop regpath --json` write; other fields are ignored). Exit status 0,
 or 1 with one line "shiftop.plot: error: ..." on stderr for a bad input, 2 for bad usage.
 """
@@ -46,6 +47,9 @@ def _curves(source):
     if not all(a > 0 for a in curves["alphas"]):
         raise ValueError(f"{where}: field 'alphas' must be positive")
     for key in ("gcv_choice", "lcurve_corner"):
+        if key == "lcurve_corner" and obj.get(key, 0) is None:
+            curves[key] = None
+            continue
         index = field(obj, key, where, int)
         if not 0 <= index < count:
             raise ValueError(f"{where}: field '{key}' = {index} is not an index of the "
@@ -89,9 +93,10 @@ def draw_regpath(ax_lcurve, ax_gcv, source, *, title=None):
     residual, seminorm, gcv = (_positive(c[k]) for k in ("residual_norms", "seminorms", "gcv"))
 
     ax_lcurve.plot(residual, seminorm, color="#34495e", marker=".", markersize=4, zorder=2)
-    ax_lcurve.scatter([residual[corner]], [seminorm[corner]], s=70, marker="o",
-                      facecolors="none", edgecolors="#c0392b", linewidths=1.6, zorder=4,
-                      label=f"L-curve corner: alpha = {alphas[corner]:.4g}")
+    if corner is not None:
+        ax_lcurve.scatter([residual[corner]], [seminorm[corner]], s=70, marker="o",
+                          facecolors="none", edgecolors="#c0392b", linewidths=1.6, zorder=4,
+                          label=f"L-curve corner: alpha = {alphas[corner]:.4g}")
     ax_lcurve.scatter([residual[choice]], [seminorm[choice]], s=60, marker="x",
                       color="#2c7fb8", zorder=5, label=f"GCV choice: alpha = {alphas[choice]:.4g}")
     ax_lcurve.set_xscale("log")
@@ -107,8 +112,9 @@ def draw_regpath(ax_lcurve, ax_gcv, source, *, title=None):
     ax_gcv.plot(alphas, gcv, color="#34495e", marker=".", markersize=4, zorder=2)
     ax_gcv.scatter([alphas[choice]], [gcv[choice]], s=60, marker="x", color="#2c7fb8", zorder=5,
                    label=f"minimum: alpha = {alphas[choice]:.4g}")
-    ax_gcv.axvline(alphas[corner], color="#c0392b", linestyle="--", linewidth=0.9,
-                   label=f"L-curve corner: alpha = {alphas[corner]:.4g}")
+    if corner is not None:
+        ax_gcv.axvline(alphas[corner], color="#c0392b", linestyle="--", linewidth=0.9,
+                       label=f"L-curve corner: alpha = {alphas[corner]:.4g}")
     ax_gcv.set_xscale("log")
     ax_gcv.set_yscale("log")
     _readable_log_ticks(ax_gcv.yaxis, gcv)

@@ -172,19 +172,18 @@ __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<
     __syncthreads();
     cholesky_in_place<V, R>(r, c);
 
-    Pointwise<V> problem;
-    problem.g = r;
-    problem.rows = c;
-    problem.cols = c;
-    problem.w = rotation;
-    problem.w_rows = c;
-    problem.norm = norm;
-    problem.pairs = step.inner_pairs;
-    problem.steps = step.inner_steps;
-    problem.pairs_per_step = step.inner_pairs_per_step;
-    problem.map = {c, 0, 0, -1};
-    problem.tolerance = step.tolerance;
-    problem.max_sweeps = step.inner_sweeps;
+    const Pointwise<V> problem{.g = r,
+                               .rows = c,
+                               .cols = c,
+                               .w = rotation,
+                               .w_rows = c,
+                               .norm = norm,
+                               .pairs = step.inner_pairs,
+                               .steps = step.inner_steps,
+                               .pairs_per_step = step.inner_pairs_per_step,
+                               .map = {c, 0, 0, -1},
+                               .tolerance = step.tolerance,
+                               .max_sweeps = step.inner_sweeps};
     const SweepTotals totals = pointwise_sweeps<V, R>(problem, Groups(step.lanes), &counters);
     if (tid == 0) {
       atomicAdd(step.rotations + b, static_cast<unsigned long long>(totals.rotations));

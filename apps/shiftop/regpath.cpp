@@ -198,9 +198,9 @@ void run(const RegPathOptions& o) {
   const std::size_t by_gcv = inverse::gcv_choice(points);
   const std::optional<std::size_t> by_lcurve = inverse::lcurve_corner(points);
   require(o.choose == "gcv" || by_lcurve.has_value(),
-          "--choose lcurve: the L-curve of these {} alphas has no corner (its largest curvature "
-          "is at an end of the grid, or it turns by less than 45 degrees); widen --alphas{} or "
-          "use --choose gcv",
+          "--choose lcurve: the L-curve of these {} alphas has no corner (fewer than 5 alphas, its "
+          "largest curvature at an end of the grid, or no 45-degree turn as an L's around it); "
+          "widen --alphas{} or use --choose gcv",
           points.size(), o.alphas.empty() ? "" : " (the default spans the generalized values)");
   const std::size_t chosen = o.choose == "gcv" ? by_gcv : *by_lcurve;
   const double alpha = points[chosen].alpha;

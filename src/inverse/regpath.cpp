@@ -214,11 +214,10 @@ RegularizationPath::RegularizationPath(std::span<const double> first_column,
   // alone at Nm = 2000, Nt = 1000).
   const index_t rank = std::min(nd, nm);
   const std::size_t pair_bytes = 32 * static_cast<std::size_t>((nd + p + nm) * nm);
-  const index_t batch =
-      options.frequencies_per_batch > 0
-          ? std::min(options.frequencies_per_batch, nfreq)
-          : std::clamp(static_cast<index_t>((std::size_t{1} << 30) / pair_bytes),
-                       std::min<index_t>(nfreq, 8 * static_cast<index_t>(threads)), nfreq);
+  const index_t batch = options.frequencies_per_batch > 0
+                            ? std::min(options.frequencies_per_batch, nfreq)
+                            : std::clamp(static_cast<index_t>((std::size_t{1} << 30) / pair_bytes),
+                                         index_t{1}, nfreq);
   im.rank = rank;
   im.sigma_f.assign(static_cast<std::size_t>(nfreq * nm), 0.0);
   im.sigma_g.assign(static_cast<std::size_t>(nfreq * nm), 0.0);

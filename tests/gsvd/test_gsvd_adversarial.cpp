@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -592,15 +593,19 @@ TEST(RegPathAdversarial, ChoicesOnDegeneratePaths) {
     path[k].seminorm = 1.0;
     path[k].gcv = 2.0;
   }
-  EXPECT_EQ(gcv_choice(path), 0U);     // all equal: the first
-  EXPECT_LT(lcurve_corner(path), 4U);  // a flat curve: some valid index
-  path[0].gcv = kNaN;                  // a NaN first must not win
+  EXPECT_EQ(gcv_choice(path), 0U);               // all equal: the first
+  EXPECT_EQ(lcurve_corner(path), std::nullopt);  // a point, not a curve: no corner
+  path[0].gcv = kNaN;                            // a NaN first must not win
   path[2].gcv = 1.0;
   EXPECT_EQ(gcv_choice(path), 2U);
   path[0].gcv = path[1].gcv = path[2].gcv = path[3].gcv = kNaN;  // all NaN: the first
   EXPECT_EQ(gcv_choice(path), 0U);
   expect_error([] { (void)gcv_choice(std::vector<PathPoint>{}); }, "gcv_choice");
-  expect_error([] { (void)lcurve_corner(std::vector<PathPoint>{}); }, "gcv_choice");
+  EXPECT_EQ(lcurve_corner(std::vector<PathPoint>{}), std::nullopt);
+  path.resize(7);  // still one point repeated, with enough alphas for a corner: none
+  for (std::size_t k = 0; k < path.size(); ++k)
+    path[k] = {std::pow(10.0, static_cast<double>(k)), 1.0, 1.0, 2.0};
+  EXPECT_EQ(lcurve_corner(path), std::nullopt);
 }
 
 }  // namespace

@@ -108,9 +108,9 @@ def test_regpath_threads_output_dir_and_one_alpha(tmp_path):
 def test_regpath_extreme_alphas_stay_finite(tmp_path):
     # alpha^2 overflows at 1e200 and underflows at 1e-200: the curves must not become NaN.
     op, column, row, d = write_problem(tmp_path)
+    alphas = "1e-300,1e-200,1e-3,1,1e200,1e300"
     done = shiftop("regpath", op, tmp_path / "d.npy", "--reg", "dt1", "--json", "--alphas",
-                   "1e-300,1e-200,1e-3,1,1e200,1e300", "--choose", "lcurve",
-                   "-o", tmp_path / "m.npy")
+                   alphas, "-o", tmp_path / "m.npy")
     out = json.loads(done.stdout)
     curves = out["curves"] if "curves" in out else out
     res = np.array(curves["residual_norms"], dtype=float)
@@ -119,6 +119,13 @@ def test_regpath_extreme_alphas_stay_finite(tmp_path):
     # alpha -> infinity: m -> 0 and the residual is ||d||.
     np.testing.assert_allclose(res[-1], np.linalg.norm(d), rtol=1e-12)
     assert np.all(np.isfinite(np.load(tmp_path / "m.npy")))
+    # Its L-curve: repeated points at the small end, zero seminorms at the large end: no corner,
+    # and --choose lcurve says so in one line instead of choosing an end.
+    assert out["lcurve_corner"] is None
+    run = shiftop("regpath", op, tmp_path / "d.npy", "--reg", "dt1", "--alphas", alphas,
+                  "--choose", "lcurve", check=False)
+    assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "--choose lcurve: the L-curve of these 6 alphas has no corner" in run.stderr
 
 
 def test_regpath_zero_data(tmp_path):

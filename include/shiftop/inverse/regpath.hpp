@@ -72,9 +72,10 @@ struct RegPathOptions {
   /// svd::GsvdOptions::gpu (F^ and the symbols are formed on the CPU either way).
   Backend backend = Backend::Cpu;
   GpuOptions gpu{};
-  /// The frequency pairs whose GSVDs are in memory at once (their F^, R^, U, V and X, about
-  /// 32 (Nd + rows + Nm) Nm bytes each): 0 chooses as many as fit 1 GiB, at least 8 per thread.
-  /// Results do not depend on it.
+  /// The frequency pairs whose GSVDs are in memory at once (their R^, U, V and X with the GSVD's
+  /// copies, about 32 (Nd + rows + Nm) Nm bytes each; F^ of every frequency, 16 (Nt + 1) Nd Nm
+  /// bytes, is formed first): 0 chooses as many as fit 1 GiB, at least one. Results do not depend
+  /// on it.
   index_t frequencies_per_batch = 0;
 };
 

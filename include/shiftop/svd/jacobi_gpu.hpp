@@ -24,7 +24,9 @@
 // Each matrix is scaled by the power of two that brings its largest entry into [1, 2) (exact;
 // sigma is scaled back), and sums of squares are formed in double: entries spanning more than
 // about 300 decades within one matrix lose the relative accuracy of the tiniest singular values
-// (the CPU's scaled norms keep it).
+// (the CPU's scaled norms keep it). The blocked method's Gram products are cuBLAS GEMMs in the
+// data's precision: there columns more than about 19 decades (FP32) or 150 decades (FP64) below
+// the largest underflow in their Gram entries and are taken as zero columns.
 // Work is queued on the context's stream (gpu/context.hpp; on host arrays the context of
 // options.gpu, JacobiOptions::gpu); every call returns after that stream is synchronised, because
 // the convergence counters come back to the host.

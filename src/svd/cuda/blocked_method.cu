@@ -142,14 +142,14 @@ __device__ void write_pointers(const Update<V>& u, const PairStep<V>& step, inde
   }
 }
 
-// One thread block per pivot block pair (blockIdx.x) and matrix (blockIdx.y): V_i from H_i.
+// One thread block per matrix (blockIdx.x) and pivot block pair (blockIdx.y): V_i from H_i.
 template <class T>
 __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<T>> step) {
   using V = DeviceType<T>;
   using R = typename Device<T>::real;
   extern __shared__ __align__(16) unsigned char shared[];
   __shared__ Counters counters;
-  const index_t i = blockIdx.x, b = blockIdx.y, c = step.c;
+  const index_t b = blockIdx.x, i = blockIdx.y, c = step.c;  // (x: batches beyond 65535)
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   const index_t pair = b * step.pairs + i;
   V* const global_rotation = step.rotation + pair * c * c;
@@ -227,24 +227,27 @@ __global__ void norms_kernel(const V* g, index_t rows, index_t padded, const V* 
   }
 }
 
-// The place of column j among its matrix's padded columns: real columns before padding ones,
-// then descending norm (NaN last), then slot order. source[b * cols + place] = j for the first
-// cols places; a non-finite norm marks the matrix.
+// The place of column j among its matrix's padded columns, by tier (positive norms, then NaN, then
+// zero, then padding: W's rows below cols tell padding columns, so without W they rank as zeros,
+// after any NaN, which stays among the first cols places), then descending norm, then slot order.
+// source[b * cols + place] = j for the first cols places; a non-finite norm marks the matrix.
 __global__ void order_kernel(const double* norm2, const double* pad, index_t padded, index_t cols,
                              index_t count, std::int32_t* source, int* nonfinite) {
   for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < count * padded;
        e += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t b = e / padded, j = e % padded;
     const double* norms = norm2 + b * padded;
-    const auto padding = [&](index_t k) { return pad != nullptr && pad[b * padded + k] > 0.5; };
-    const auto key = [&](index_t k) { return isnan(norms[k]) ? -1.0 : norms[k]; };
-    const bool pj = padding(j);
-    const double s = key(j);
+    const auto tier = [&](index_t k) {
+      if (pad != nullptr && pad[b * padded + k] > 0.5) return 3;
+      return isnan(norms[k]) ? 1 : norms[k] > 0 ? 0 : 2;
+    };
+    const int tj = tier(j);
+    const double s = norms[j];
     index_t place = 0;
     for (index_t k = 0; k < padded; ++k) {
-      const bool pk = padding(k);
-      const double t = key(k);
-      place += (pk != pj) ? !pk : (t > s || (t == s && k < j));
+      const int tk = tier(k);
+      const double t = norms[k];
+      place += tk != tj ? tk < tj : (tj == 0 && t > s) || ((tj != 0 || t == s) && k < j);
     }
     if (place < cols) source[b * cols + place] = static_cast<std::int32_t>(j);
     if (!isfinite(norms[j])) atomicExch(nonfinite + b, 1);
@@ -498,7 +501,7 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
         step.w_update.current = w_work[current];
         step.w_update.next = w_work[1 - current];
       }
-      pair_kernel<T><<<dim3(static_cast<unsigned>(pairs_), static_cast<unsigned>(count_)), threads_,
+      pair_kernel<T><<<dim3(static_cast<unsigned>(count_), static_cast<unsigned>(pairs_)), threads_,
                        shared_bytes_, stream>>>(step);
       SHIFTOP_CUDA_CHECK(cudaGetLastError());
       gemm_pointers<V>(handle, rows_, width_, c, step.g_update.a, rows_, step.g_update.b, c,

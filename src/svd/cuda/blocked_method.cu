@@ -12,6 +12,7 @@
 #include "backend/cuda/context.cuh"
 #include "svd/cuda/group_ops.cuh"
 #include "svd/cuda/pointwise_sweeps.cuh"
+#include "svd/cuda/strategy_table.hpp"
 #include "svd/rotation.hpp"
 
 namespace shiftop::svd::gpu_kernels {
@@ -384,17 +385,9 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
     for (index_t k = 0; k < blocks_; ++k)
       next_slot[s * blocks_ + k] = slot_of[layout[s][k]];
   }
-  const Strategy inner = Strategy::create(choices.strategy, c);
-  inner_steps_ = static_cast<int>(inner.steps());
-  for (index_t s = 0; s < inner.steps(); ++s)
-    inner_pairs_per_step_ = std::max(inner_pairs_per_step_, static_cast<int>(inner.step(s).size()));
-  std::vector<int2> inner_table(static_cast<std::size_t>(inner_steps_ * inner_pairs_per_step_),
-                                int2{-1, -1});
-  for (index_t s = 0; s < inner.steps(); ++s) {
-    const auto step = inner.step(s);
-    for (std::size_t k = 0; k < step.size(); ++k)
-      inner_table[s * inner_pairs_per_step_ + k] = int2{step[k].p, step[k].q};
-  }
+  const StrategyTable inner = strategy_table(choices.strategy, c);
+  inner_steps_ = inner.steps;
+  inner_pairs_per_step_ = inner.pairs_per_step;
   // Every inner pair of a step in flight at once: lanes per group as many as fit 1024 threads.
   lanes_ = 4;
   while (lanes_ < 32 && 4 * lanes_ < c && 2 * lanes_ * inner_pairs_per_step_ <= kPairThreads)
@@ -405,7 +398,7 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
   upload(first_layout_, context, layout.front());
   upload(next_slot_, context, next_slot);
   upload(filler_, context, filler);
-  upload(inner_pairs_, context, inner_table);
+  upload(inner_pairs_, context, inner.pairs);
 
   const auto padded = static_cast<std::size_t>(blocks_ * width_);
   const auto n = static_cast<std::size_t>(count);

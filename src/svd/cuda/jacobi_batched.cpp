@@ -17,6 +17,7 @@
 #include "svd/cuda/batched_kernels.hpp"
 #include "svd/cuda/blocked_method.hpp"
 #include "svd/cuda/host_drivers.hpp"
+#include "svd/cuda/strategy_table.hpp"
 #include "svd/driver_checks.hpp"
 #include "svd/householder.hpp"
 
@@ -27,6 +28,7 @@ using gpu_kernels::Batch;
 using gpu_kernels::DeviceType;
 using gpu_kernels::MatrixReport;
 using gpu_kernels::Preprocessing;
+using gpu_kernels::StrategyTable;
 
 void check_gpu_options(const JacobiOptions& options) {
   require(options.rank_tolerance == 0,
@@ -56,28 +58,6 @@ std::size_t shared_limit(const gpu::Context& context) {
   SHIFTOP_CUDA_CHECK(
       cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, context.device()));
   return static_cast<std::size_t>(bytes) - 1024;
-}
-
-// A strategy as a steps x pairs_per_step table, short steps padded with p = -1.
-struct StrategyTable {
-  std::vector<int2> pairs;
-  int steps = 0, pairs_per_step = 0;
-};
-StrategyTable strategy_table(StrategyKind kind, index_t order) {
-  const Strategy strategy = Strategy::create(kind, order);
-  StrategyTable table;
-  table.steps = static_cast<int>(strategy.steps());
-  for (index_t s = 0; s < strategy.steps(); ++s)
-    table.pairs_per_step =
-        std::max(table.pairs_per_step, static_cast<int>(strategy.step(s).size()));
-  table.pairs.assign(static_cast<std::size_t>(std::max(1, table.steps * table.pairs_per_step)),
-                     int2{-1, -1});
-  for (index_t s = 0; s < strategy.steps(); ++s) {
-    const auto step = strategy.step(s);
-    for (std::size_t k = 0; k < step.size(); ++k)
-      table.pairs[s * table.pairs_per_step + k] = int2{step[k].p, step[k].q};
-  }
-  return table;
 }
 
 const int2* upload(const StrategyTable& table, cuda::DeviceMemory& memory,
@@ -196,13 +176,13 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   plan.g = buffer<V>(g_memory, context, count * static_cast<std::size_t>(plan.g_rows) * cols);
   // (the blocked method writes X and W straight into the outputs, sorted)
   if (accumulate && !blocked) plan.w = buffer<V>(w_memory, context, count * cols * cols);
-  plan.order = buffer<std::int32_t>(order_memory, context, count * cols);
+  if (!blocked) plan.order = buffer<std::int32_t>(order_memory, context, count * cols);
   plan.reports = buffer<MatrixReport>(reports_memory, context, count);
   plan.sigma = out.sigma;
   V* scratch = qr && want_u ? buffer<V>(scratch_memory, context, count * rows * cols) : nullptr;
 
   if (!blocked) {
-    const StrategyTable table = strategy_table(options.strategy, plan.cols);
+    const StrategyTable table = gpu_kernels::strategy_table(options.strategy, plan.cols);
     plan.pairs = upload(table, pairs_memory, context, stream);
     plan.steps = table.steps;
     plan.pairs_per_step = table.pairs_per_step;

@@ -836,6 +836,69 @@ TEST_F(GpuBlockedMethod, EveryStrategyAndElementType) {
   }
 }
 
+// U alone and V alone, through A and A^H: the finish writes only what is asked, and G's updates
+// do not depend on W, so each is bit for bit the one of the run that computes both.
+TEST_F(GpuBlockedMethod, OneSideOfTheVectors) {
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{60, 41}, {41, 60}}) {
+    const std::vector<double> a = random_entries<double>(m * n, 78);
+    const std::string name = std::to_string(m) + "x" + std::to_string(n) + " width 5";
+    JacobiOptions both{.compute_u = true, .compute_v = true};
+    both.variant = Variant::BlockOriented;
+    both.block_width = 5;
+    const auto reference = expect_like_cpu(name, a, 1, m, n, m, m * n, both);
+    JacobiOptions u_only = both, v_only = both;
+    u_only.compute_v = false;
+    v_only.compute_u = false;
+    const auto u = expect_like_cpu(name + ", U only", a, 1, m, n, m, m * n, u_only);
+    const auto v = expect_like_cpu(name + ", V only", a, 1, m, n, m, m * n, v_only);
+    EXPECT_TRUE(u.v.empty() && v.u.empty()) << name;
+    EXPECT_TRUE(u.sigma == reference.sigma && v.sigma == reference.sigma) << name;
+    EXPECT_TRUE(u.u == reference.u) << name << ": U alone";
+    EXPECT_TRUE(v.v == reference.v) << name << ": V alone";
+  }
+}
+
+// A batch whose matrices converge after different block-sweeps (orthogonal columns: one sweep;
+// random; column-graded over 12 decades): a finished matrix is left alone while the others go on,
+// and each matrix ends where the CPU does.
+TEST_F(GpuBlockedMethod, MatricesOfABatchConvergeAtDifferentSweeps) {
+  const index_t m = 64, n = 40;
+  std::vector<double> a(static_cast<std::size_t>(3 * m * n), 0.0);
+  for (index_t j = 0; j < n; ++j)  // orthogonal columns of distinct norms, sorted already
+    a[j + j * m] = static_cast<double>(n - j);
+  const std::vector<double> random = random_entries<double>(m * n, 79);
+  const std::vector<double> graded = shiftop::testing::column_graded_matrix(m, n, 12, 80);
+  std::copy(random.begin(), random.end(), a.begin() + m * n);
+  std::copy(graded.begin(), graded.end(), a.begin() + 2 * m * n);
+  JacobiOptions options{.compute_u = true, .compute_v = true};
+  options.variant = Variant::BlockOriented;
+  options.block_width = 6;
+  const auto r = expect_like_cpu("3 x 64x40 width 6, mixed", a, 3, m, n, m, m * n, options);
+  EXPECT_EQ(r.stats[0].sweeps, 1);
+  EXPECT_EQ(r.stats[0].rotations, 0);
+  EXPECT_GT(r.stats[1].sweeps, 2);
+  EXPECT_GT(r.stats[2].sweeps, 1);
+  for (index_t j = 0; j < n; ++j)
+    EXPECT_EQ(r.sigma[j], static_cast<double>(n - j)) << "the orthogonal matrix, sigma " << j;
+}
+
+// The rotation in global memory (FP64 width 64: H and the rotation, 2 x 128 KB, do not both fit
+// shared memory) and inner steps that leave columns alone (width 33: c = 66 is embedded in 68,
+// whose steps lose the pairs of the two added columns), both variants.
+TEST_F(GpuBlockedMethod, RotationInGlobalMemoryAndShortInnerSteps) {
+  const index_t m = 180, n = 150;
+  const std::vector<double> a = random_entries<double>(m * n, 81);
+  for (const index_t width : {64, 33})
+    for (const Variant variant : {Variant::BlockOriented, Variant::FullBlock}) {
+      JacobiOptions options{.compute_u = true, .compute_v = true};
+      options.variant = variant;
+      options.block_width = width;
+      expect_like_cpu("180x150 width " + std::to_string(width) + ", " +
+                          std::string(shiftop::name_of(variant)),
+                      a, 1, m, n, m, m * n, options);
+    }
+}
+
 // Rank 40 of 150 columns (a product of 200 x 40 and 40 x 150 factors) with a zero column: 110
 // exact or rounding-level zeros, whose vectors the driver completes; a zero matrix.
 TEST_F(GpuBlockedMethod, RankDeficientAndZero) {
@@ -883,7 +946,7 @@ TEST_F(GpuBlockedMethod, RankDeficientAndZero) {
 
 // Column-graded B D (12 decades) through the blocked method, both variants, against the
 // __float128 reference: the plain one-sided method's relative accuracy (column scaling) kept by
-// the Gram + Cholesky shortening. Row-graded D B is printed, not bounded: the blocked path has no
+// the inner two-sided method on the Gram matrices. Row-graded D B is printed, not bounded: the blocked path has no
 // QR preprocessing (svd/jacobi_gpu.hpp).
 TEST_F(GpuBlockedMethod, ColumnGradedRelativeAccuracy) {
   using shiftop::testing::column_graded_matrix;

@@ -1,5 +1,5 @@
 // The blocked one-sided Jacobi method on the GPU (svd/cuda/blocked_method.hpp): the slot layout,
-// the pair kernel (Cholesky shortening and the inner pointwise method), the cuBLAS products, and
+// the pair kernel (the inner two-sided method on the pair's Gram matrix), the cuBLAS products, and
 // the finish (norms, the sorted order, sigma, X and W).
 #include "svd/cuda/blocked_method.hpp"
 
@@ -10,15 +10,18 @@
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/context.cuh"
+#include "svd/cuda/gram_jacobi.cuh"
 #include "svd/cuda/group_ops.cuh"
-#include "svd/cuda/pointwise_sweeps.cuh"
-#include "svd/cuda/strategy_table.hpp"
 #include "svd/rotation.hpp"
 
 namespace shiftop::svd::gpu_kernels {
 namespace {
 
-constexpr int kPairThreads = 1024;
+constexpr int kPairThreads = 512;
+
+__host__ __device__ constexpr std::size_t aligned(std::size_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
 
 // cuBLAS's names for an element type: its data type, the compute type (FP64 data on FP64 tensor
 // cores; FP32 data in FP32, no TF32) and the scalar 1.
@@ -70,8 +73,8 @@ struct PairStep {
   const int* filler = nullptr;     // pairs: 1 where the pair is no pair of the strategy
   const int* next_slot = nullptr;  // 2 pairs: the next step's slot of each slot of this step
   Update<V> g_update, w_update;    // w_update.current == nullptr: no W
-  const int2* inner_pairs = nullptr;
-  int inner_steps = 0, inner_pairs_per_step = 0, inner_sweeps = 1, lanes = 4;
+  const int2* units = nullptr;  // the inner strategy (svd/cuda/gram_jacobi.cuh)
+  int inner_steps = 0, units_per_step = 0, inner_sweeps = 1;
   double tolerance = 0;
   bool rotation_in_shared = false;
   const int* done = nullptr;                // per matrix
@@ -102,34 +105,6 @@ __global__ void load_slots_kernel(const DeviceType<T>* g, index_t rows, index_t 
   }
 }
 
-// H = R^H R in place (c x c, column-major, H's upper triangle read): a pivot that is not positive
-// leaves a zero row (that column depends on the previous ones); R's strict lower triangle zeroed.
-template <class V, class R>
-__device__ void cholesky_in_place(V* r, index_t c) {
-  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
-  for (index_t k = 0; k < c; ++k) {
-    const double d = real_of(r[k + k * c]);
-    const double pivot = d > 0 ? sqrt(d) : 0;
-    __syncthreads();
-    for (index_t j = k + tid; j < c; j += threads)
-      r[k + j * c] = pivot > 0 ? scale_in_double(1.0 / pivot, r[k + j * c]) : zero<V>();
-    __syncthreads();
-    for (index_t e = tid; e < c * c; e += threads) {  // H_ij -= conj(R_ki) R_kj, k < i <= j
-      const index_t i = e % c, j = e / c;
-      if (i <= k || i > j) continue;
-      Acc update{real_of(r[i + j * c]), imag_of(r[i + j * c])};
-      const V rki = r[k + i * c], rkj = r[k + j * c];
-      update.re -= real_of(rki) * real_of(rkj) + imag_of(rki) * imag_of(rkj);
-      update.im -= real_of(rki) * imag_of(rkj) - imag_of(rki) * real_of(rkj);
-      r[i + j * c] = make<V>(static_cast<R>(update.re), static_cast<R>(update.im));
-    }
-    __syncthreads();
-  }
-  for (index_t e = tid; e < c * c; e += threads)
-    if (e % c > e / c) r[e] = zero<V>();
-  __syncthreads();
-}
-
 // Writes the update's pointers of pair i of matrix b (its two output blocks).
 template <class V>
 __device__ void write_pointers(const Update<V>& u, const PairStep<V>& step, index_t b, index_t i,
@@ -149,9 +124,10 @@ __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<
   using V = DeviceType<T>;
   using R = typename Device<T>::real;
   extern __shared__ __align__(16) unsigned char shared[];
-  __shared__ Counters counters;
-  const index_t b = blockIdx.x, i = blockIdx.y, c = step.c;  // (x: batches beyond 65535)
-  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  __shared__ GramCounters counters;
+  const index_t b = blockIdx.x, i = blockIdx.y;  // (x: batches beyond 65535)
+  const int c = static_cast<int>(step.c), tid = static_cast<int>(threadIdx.x),
+            threads = static_cast<int>(blockDim.x);
   const index_t pair = b * step.pairs + i;
   V* const global_rotation = step.rotation + pair * c * c;
   if (tid == 0) {
@@ -159,42 +135,45 @@ __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<
     if (step.w_update.current != nullptr)
       write_pointers(step.w_update, step, b, i, global_rotation);
   }
-  // shared: norms (c doubles) | R (c x c) | the rotation (c x c) when it fits
-  double* norm = reinterpret_cast<double*>(shared);
-  V* r = reinterpret_cast<V*>(shared + (c * sizeof(double) + 15) / 16 * 16);
-  V* rotation = step.rotation_in_shared ? r + c * c : global_rotation;
-  for (index_t e = tid; e < c * c; e += threads)
+  // shared: H (c x c) | the step's units | the rotation (c x c) when it fits
+  V* h = reinterpret_cast<V*>(shared);
+  auto* units = reinterpret_cast<Unit<V>*>(shared + aligned(c * c * sizeof(V)));
+  V* rotation =
+      step.rotation_in_shared
+          ? reinterpret_cast<V*>(shared + aligned(c * c * sizeof(V)) +
+                                 aligned(static_cast<std::size_t>(c) * sizeof(Unit<V>)))
+          : global_rotation;
+  for (int e = tid; e < c * c; e += threads)
     rotation[e] = e % c == e / c ? make<V>(R(1), R(0)) : zero<V>();
   const bool skip = step.filler[i] != 0 || step.done[b] != 0;  // uniform over the block
   if (!skip) {
+    // H from the Gram product's upper triangle, exactly Hermitian
     const V* gram = step.gram + pair * c * c;
-    for (index_t e = tid; e < c * c; e += threads)
-      r[e] = gram[e];
+    for (int e = tid; e < c * c; e += threads) {
+      const int row = e % c, column = e / c;
+      const V value = row <= column ? gram[e] : conj(gram[column + row * c]);
+      h[e] = row == column ? make<V>(static_cast<R>(real_of(value)), R(0)) : value;
+    }
     __syncthreads();
-    cholesky_in_place<V, R>(r, c);
-
-    const Pointwise<V> problem{.g = r,
-                               .rows = c,
-                               .cols = c,
-                               .w = rotation,
-                               .w_rows = c,
-                               .norm = norm,
-                               .pairs = step.inner_pairs,
-                               .steps = step.inner_steps,
-                               .pairs_per_step = step.inner_pairs_per_step,
-                               .map = {c, 0, 0, -1},
-                               .tolerance = step.tolerance,
-                               .max_sweeps = step.inner_sweeps};
-    const SweepTotals totals = pointwise_sweeps<V, R>(problem, Groups(step.lanes), &counters);
+    const GramProblem<V> problem{.h = h,
+                                 .w = rotation,
+                                 .c = c,
+                                 .units = step.units,
+                                 .steps = step.inner_steps,
+                                 .units_per_step = step.units_per_step,
+                                 .step_units = units,
+                                 .tolerance = step.tolerance,
+                                 .max_sweeps = step.inner_sweeps};
+    gram_sweeps(problem, &counters);
     if (tid == 0) {
-      atomicAdd(step.rotations + b, static_cast<unsigned long long>(totals.rotations));
-      atomicAdd(step.proper + b, static_cast<unsigned long long>(totals.proper));
+      atomicAdd(step.rotations + b, static_cast<unsigned long long>(counters.rotations));
+      atomicAdd(step.proper + b, static_cast<unsigned long long>(counters.proper));
       if (counters.nonfinite != 0) atomicExch(step.nonfinite + b, 1);
     }
   }
   __syncthreads();
   if (step.rotation_in_shared)
-    for (index_t e = tid; e < c * c; e += threads)
+    for (int e = tid; e < c * c; e += threads)
       global_rotation[e] = rotation[e];
 }
 
@@ -286,9 +265,12 @@ unsigned grid_for(index_t total, int threads) {
   return static_cast<unsigned>(std::clamp<index_t>((total + threads - 1) / threads, 1, 1 << 20));
 }
 
+// H, the units of a step (at most c) and the rotation when in shared memory (pair_kernel).
 std::size_t pair_shared_bytes(index_t width, std::size_t element, bool rotation_in_shared) {
   const auto c = static_cast<std::size_t>(2 * width);
-  return (c * sizeof(double) + 15) / 16 * 16 + (rotation_in_shared ? 2 : 1) * c * c * element;
+  // (Unit<V>'s size for the widest element type: the bound is the same for every type)
+  const std::size_t units = aligned(c * sizeof(Unit<double2>));
+  return aligned(c * c * element) + units + (rotation_in_shared ? c * c * element : 0);
 }
 
 template <class V>
@@ -385,20 +367,17 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
     for (index_t k = 0; k < blocks_; ++k)
       next_slot[s * blocks_ + k] = slot_of[layout[s][k]];
   }
-  const StrategyTable inner = strategy_table(choices.strategy, c);
+  const UnitTable inner = unit_table(choices.strategy, c);
   inner_steps_ = inner.steps;
-  inner_pairs_per_step_ = inner.pairs_per_step;
-  // Every inner pair of a step in flight at once: lanes per group as many as fit 1024 threads.
-  lanes_ = 4;
-  while (lanes_ < 32 && 4 * lanes_ < c && 2 * lanes_ * inner_pairs_per_step_ <= kPairThreads)
-    lanes_ *= 2;
-  threads_ = static_cast<int>(
-      std::clamp<index_t>((inner_pairs_per_step_ * lanes_ + 31) / 32 * 32, 32, kPairThreads));
+  units_per_step_ = inner.units_per_step;
+  // About four of a step's updates (H's unit blocks and the rotation's unit rows) per thread.
+  threads_ = static_cast<int>(std::clamp<index_t>((c * units_per_step_ / 4 + 31) / 32 * 32, 32,
+                                                  kPairThreads));
 
   upload(first_layout_, context, layout.front());
   upload(next_slot_, context, next_slot);
   upload(filler_, context, filler);
-  upload(inner_pairs_, context, inner.pairs);
+  upload(units_, context, inner.units);
 
   const auto padded = static_cast<std::size_t>(blocks_ * width_);
   const auto n = static_cast<std::size_t>(count);
@@ -413,9 +392,11 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
   counters_ = cuda::allocate(context, n * (2 * sizeof(unsigned long long) + 2 * sizeof(int)));
   norms_ = cuda::allocate(context, 2 * n * padded * sizeof(double));
   source_ = cuda::allocate(context, n * static_cast<std::size_t>(cols_) * sizeof(std::int32_t));
+  // The whole limit, not this shape's bytes: the attribute is the function's, so a plan of a
+  // smaller shape made on another thread must not lower it under this one's launches.
   SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(pair_kernel<T>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared_bytes_)));
+                                          static_cast<int>(shared_limit)));
 }
 
 template <class T>
@@ -447,11 +428,10 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
   step.width = width_;
   step.c = c;
   step.pairs = static_cast<int>(pairs_);
-  step.inner_pairs = inner_pairs_.as<int2>();
+  step.units = units_.as<int2>();
   step.inner_steps = inner_steps_;
-  step.inner_pairs_per_step = inner_pairs_per_step_;
+  step.units_per_step = units_per_step_;
   step.inner_sweeps = choices_.inner_sweeps;
-  step.lanes = lanes_;
   // The pair's columns are G's, g_rows long: the threshold of the pointwise method on G
   // (svd/rotation.hpp), not of a c x c matrix.
   step.tolerance = detail::orthogonality_tolerance<typename Device<T>::real>(rows_, cols_);

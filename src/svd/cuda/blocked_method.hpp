@@ -5,8 +5,9 @@
 //    count of blocks); each outer step of the block strategy pairs them;
 //  * the Gram matrices H_i = [G_p G_q]^H [G_p G_q] of all pivot block pairs of the step (and of
 //    every matrix of the batch) are one strided batched GEMM on cuBLAS (tensor cores in FP64);
-//  * one thread block per pair shortens H_i = R_i^H R_i (Cholesky, 2.3.1) and runs the pointwise
-//    method (svd/cuda/pointwise_sweeps.cuh) on R_i in shared memory, accumulating the pair's
+//  * one thread block per pair runs the two-sided Jacobi method on H_i in shared memory
+//    (svd/cuda/gram_jacobi.cuh: the rotations the one-sided method would apply to H_i's Cholesky
+//    factor R_i, 2.3.1, without forming R_i or its dot products), accumulating the pair's
 //    rotation V_i (2 width x 2 width): one sweep (block-oriented) or to convergence (full block);
 //  * G_i V_i and W_i V_i (2.3.5) are one batched GEMM each, written out of place straight into the
 //    order the next step reads: the blocks of step k's pair i sit side by side (slots 2i, 2i+1),
@@ -27,7 +28,7 @@ namespace shiftop::svd::gpu_kernels {
 
 struct BlockedChoices {
   index_t width = 0;  ///< columns per block column; 0: the widest whose pair fits (default_width)
-  int inner_sweeps = 1;  ///< pointwise sweeps per pair visit: 1 block-oriented, more full block
+  int inner_sweeps = 1;  ///< inner sweeps per pair visit: 1 block-oriented, more full block
   int max_sweeps = 60;   ///< block-sweeps before giving up
   StrategyKind strategy = StrategyKind::ReversedRowCyclicClosest;
 };
@@ -69,12 +70,12 @@ class BlockedMethod {
   index_t count_, rows_, cols_, width_, blocks_, pairs_;
   bool accumulate_;
   BlockedChoices choices_;
-  int steps_ = 0, inner_steps_ = 0, inner_pairs_per_step_ = 0, lanes_ = 4, threads_ = 32;
+  int steps_ = 0, inner_steps_ = 0, units_per_step_ = 0, threads_ = 32;
   bool rotation_in_shared_ = false;
   std::size_t shared_bytes_ = 0;
   // Device tables: the slot of each block before step 0, the next step's slot of each slot of a
   // step, the pairs of a step that are no pair of the strategy (identity), the inner strategy.
-  cuda::DeviceMemory first_layout_, next_slot_, filler_, inner_pairs_;
+  cuda::DeviceMemory first_layout_, next_slot_, filler_, units_;
   // Workspaces: G and W in two copies (steps alternate), the Gram matrices and rotations of a
   // step, the update's pointer arrays, the counters, the norms and the sorted order.
   cuda::DeviceMemory g_work_[2], w_work_[2], gram_, rotation_, pointers_, counters_, norms_,

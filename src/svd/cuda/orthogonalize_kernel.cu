@@ -46,7 +46,7 @@ __global__ void orthogonalize_kernel(Batch<T> batch, bool g_in_shared, bool w_in
   problem.pairs = batch.pairs;
   problem.steps = batch.steps;
   problem.pairs_per_step = batch.pairs_per_step;
-  problem.map = {cols, 0, 0, batch.n_plus};
+  problem.n_plus = batch.n_plus;
   problem.tolerance = detail::orthogonality_tolerance<R>(rows, cols);
   problem.max_sweeps = batch.max_sweeps;
   const SweepTotals totals = pointwise_sweeps<V, R>(problem, groups, &counters);

@@ -1,8 +1,7 @@
 // The pointwise one-sided Jacobi method for one thread block (jacobi-svd-gsvd-gpu-thesis, section
-// 2.3.3, the steps of `orthogonalize`), shared by the one-block-per-matrix kernel
-// (orthogonalize_kernel.cu: the whole matrix) and the blocked method's pair kernel
-// (blocked_method.cu: the shortened triangular factor of a pivot block pair). Each
-// parallel step of the strategy gives its disjoint pivot pairs to the block's groups of lanes; a
+// 2.3.3, the steps of `orthogonalize`) of the one-block-per-matrix kernel (orthogonalize_kernel.cu:
+// the whole matrix; the blocked method's pairs run the two-sided form on their Gram matrices,
+// gram_jacobi.cuh). Each parallel step of the strategy gives its disjoint pivot pairs to the block's groups of lanes; a
 // group forms g_p^H g_q by a group sum, computes the rotation from the column norms exactly as the
 // CPU does (svd/rotation.hpp, shared code), applies it to G and W with the local sort of step 5,
 // and updates the norms by the corrected prediction (recomputed when it cancels, as dgsvj0). A
@@ -17,18 +16,6 @@
 
 namespace shiftop::svd::gpu_kernels {
 
-/// The signs of J for the local columns 0..cols-1 of a pointwise problem: local column l is
-/// column l of the matrix (l < split) or column second_start + l - split (the second block of a
-/// block pair); J = diag(I_{n_plus}, -I), n_plus = -1 for the SVD.
-struct ColumnMap {
-  index_t split = 0, first_start = 0, second_start = 0;
-  int n_plus = -1;
-  __device__ index_t global(index_t l) const {
-    return l < split ? first_start + l : second_start + (l - split);
-  }
-  __device__ bool positive(index_t l) const { return n_plus < 0 || global(l) < n_plus; }
-};
-
 template <class V>
 struct Pointwise {
   V* g = nullptr;  ///< rows x cols (leading dimension rows)
@@ -38,7 +25,7 @@ struct Pointwise {
   double* norm = nullptr;       ///< cols, shared memory
   const int2* pairs = nullptr;  ///< steps x pairs_per_step, p = -1 pads
   int steps = 0, pairs_per_step = 0;
-  ColumnMap map;
+  int n_plus = -1;  ///< J = diag(I_{n_plus}, -I) on the columns; -1 for the SVD
   double tolerance = 0;  ///< rotate when |g_p^H g_q| >= tolerance ||g_p|| ||g_q||
   int max_sweeps = 1;
 };
@@ -140,8 +127,8 @@ __device__ SweepTotals pointwise_sweeps(const Pointwise<V>& problem, const Group
             add_conj_product(dot, gp[i], gq[i]);
         dot = group_sum(dot, groups.width);
 
-        const bool positive = problem.map.positive(p);
-        const bool hyperbolic = active && positive != problem.map.positive(q);
+        const bool positive = problem.n_plus < 0 || p < problem.n_plus;
+        const bool hyperbolic = active && positive != (problem.n_plus < 0 || q < problem.n_plus);
         const double product = static_cast<double>(nu_p) * static_cast<double>(nu_q);
         const double a_re = nonzero ? dot.re / product : 0, a_im = nonzero ? dot.im / product : 0;
         const R abs_cosine = static_cast<R>(hypot(a_re, a_im));

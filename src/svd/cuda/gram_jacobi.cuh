@@ -1,0 +1,248 @@
+// The inner method of the blocked one-sided Jacobi SVD on the GPU (svd/cuda/blocked_method.hpp):
+// the two-sided Jacobi method on a pivot block pair's Gram matrix H = [G_p G_q]^H [G_p G_q]
+// (c x c, c = 2 width) in one thread block's shared memory, accumulating the pair's rotation V.
+//
+// The one-sided method on G's columns is the implicit form of the two-sided method on H = G^H G
+// (jacobi-svd-gsvd-gpu-thesis, section 2.1, before (2.7)): a rotation of columns (p, q) of G by V_pq
+// is H <- V_pq^H H V_pq, and its parameters (2.15)-(2.18) come from h_pp, h_qq and h_pq alone.
+// The outer (blocked) method forms H anyway, so the inner one reads the pivots straight from it
+// instead of shortening H = R^H R (Cholesky, 2.3.1) and forming the pairs' dot products of R
+// again at every step: per inner step one thread per pivot pair computes its rotation, then all
+// threads update H's 2 x 2 blocks and V's column pairs: two barriers, no dot products, no group
+// sums. In exact arithmetic the rotations are the ones the one-sided method on R would apply. The
+// rounding of the updates is the two-sided method's, which for positive (semi)definite H keeps the
+// relative accuracy of the one-sided method on R (Demmel and Veselic, "Jacobi's method is more
+// accurate than QR", 1992, Theorems 4.2-4.3: H = D A D with the errors of each step bounded
+// relative to D); either way the outer method recomputes H from G at the next pair visit, and
+// sigma comes from G's columns, so the inner rotations only have to be orthogonal and steer.
+//
+// The rotation of a pair is the one of svd/rotation.hpp (2.13)-(2.18), computed in double, with
+// the thesis' step 5: the larger new diagonal entry first. The rotated pair's new 2 x 2 pivot
+// block is set to diag(h'_pp, h'_qq) exactly (the prediction of svd/rotation.hpp), as the
+// two-sided method does.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "shiftop/svd/strategy.hpp"
+#include "svd/cuda/group_ops.cuh"
+#include "svd/rotation.hpp"
+
+namespace shiftop::svd::gpu_kernels {
+
+/// Complex arithmetic in double on the element type's layout (real types: the imaginary parts are
+/// compile-time zeros).
+template <class V>
+struct Wide {
+  static constexpr bool complex = std::is_same_v<V, float2> || std::is_same_v<V, double2>;
+  double re = 0, im = 0;
+  __device__ static Wide of(V x) { return {real_of(x), complex ? imag_of(x) : 0.0}; }
+  __device__ V narrow() const {
+    if constexpr (std::is_same_v<V, float2>)
+      return make_float2(static_cast<float>(re), static_cast<float>(im));
+    else if constexpr (std::is_same_v<V, double2>)
+      return make_double2(re, im);
+    else
+      return static_cast<V>(re);
+  }
+  /// this + conj(a) b
+  __device__ Wide conj_product_add(Wide a, Wide b) const {
+    if constexpr (complex)
+      return {fma(a.re, b.re, fma(a.im, b.im, re)), fma(a.re, b.im, fma(-a.im, b.re, im))};
+    else
+      return {fma(a.re, b.re, re), 0.0};
+  }
+  /// this + a b
+  __device__ Wide product_add(Wide a, Wide b) const {
+    if constexpr (complex)
+      return {fma(a.re, b.re, fma(-a.im, b.im, re)), fma(a.re, b.im, fma(a.im, b.re, im))};
+    else
+      return {fma(a.re, b.re, re), 0.0};
+  }
+};
+
+/// One unit of an inner step, its columns (x, y) of H: a pivot pair (p, q), a column the step
+/// leaves alone (j, -1), or padding (-1, -1); and its transform: new column x = t00 x + t10 y,
+/// new column y = t01 x + t11 y (the identity unless rotated or exchanged), with the new diagonal
+/// (d0, d1) of a rotated pair.
+template <class V>
+struct Unit {
+  int2 columns;
+  Wide<V> t00, t10, t01, t11;
+  double d0, d1;
+  bool rotated, proper;
+};
+
+/// The table of units of a strategy for `order` columns: steps x units_per_step, every column in
+/// exactly one unit of each step (host code; the blocked method uploads it).
+struct UnitTable {
+  std::vector<int2> units;
+  int steps = 0, units_per_step = 0;
+};
+inline UnitTable unit_table(StrategyKind kind, index_t order) {
+  const Strategy strategy = Strategy::create(kind, order);
+  std::vector<std::vector<int2>> steps;
+  for (index_t s = 0; s < strategy.steps(); ++s) {
+    std::vector<int2>& units = steps.emplace_back();
+    std::vector<bool> used(static_cast<std::size_t>(order), false);
+    for (const PivotPair pair : strategy.step(s)) {
+      units.push_back(int2{pair.p, pair.q});
+      used[pair.p] = used[pair.q] = true;
+    }
+    for (index_t j = 0; j < order; ++j)
+      if (!used[j]) units.push_back(int2{static_cast<int>(j), -1});
+  }
+  UnitTable table;
+  table.steps = static_cast<int>(steps.size());
+  for (const auto& units : steps)
+    table.units_per_step = std::max(table.units_per_step, static_cast<int>(units.size()));
+  table.units.assign(std::max<std::size_t>(1, steps.size() * table.units_per_step), int2{-1, -1});
+  for (std::size_t s = 0; s < steps.size(); ++s)
+    std::copy(steps[s].begin(), steps[s].end(), table.units.begin() + s * table.units_per_step);
+  return table;
+}
+
+template <class V>
+struct GramProblem {
+  V* h = nullptr;  ///< c x c Hermitian (both triangles), shared memory
+  V* w = nullptr;  ///< c x c, the rotation accumulated (shared or global memory)
+  int c = 0;
+  const int2* units = nullptr;  ///< UnitTable::units
+  int steps = 0, units_per_step = 0;
+  Unit<V>* step_units = nullptr;  ///< units_per_step, shared memory
+  double tolerance = 0;           ///< rotate when |h_pq| >= tolerance sqrt(h_pp h_qq)
+  int max_sweeps = 1;
+};
+
+/// Block-shared counters of the method.
+struct GramCounters {
+  int sweep_rotations, rotations, proper, nonfinite;
+};
+
+/// A pivot pair's transform from H (the thesis' steps 3-5): rotated when relatively
+/// non-orthogonal; exchanged so that the larger new diagonal entry comes first.
+template <class V>
+__device__ void pair_transform(const V* h, int c, double tolerance, Unit<V>& u, int* nonfinite) {
+  const int p = u.columns.x, q = u.columns.y;
+  const double h_pp = real_of(h[p + p * c]), h_qq = real_of(h[q + q * c]);
+  const Wide<V> h_pq = Wide<V>::of(h[p + q * c]);
+  const double abs_h = Wide<V>::complex ? hypot(h_pq.re, h_pq.im) : fabs(h_pq.re);
+  if (!isfinite(h_pp) || !isfinite(h_qq) || !isfinite(abs_h)) *nonfinite = 1;
+  double new_p = h_pp, new_q = h_qq;
+  u.rotated = h_pp > 0 && h_qq > 0 && abs_h > 0 && abs_h >= tolerance * sqrt(h_pp) * sqrt(h_qq);
+  if (u.rotated) {
+    const auto rotation = detail::rotation_from_cot2<double>((h_qq - h_pp) / (2 * abs_h), false);
+    const auto diagonal = detail::predicted_diagonal<double>(rotation, h_pp, h_qq, abs_h, false);
+    new_p = fmax(0.0, diagonal.p);
+    new_q = fmax(0.0, diagonal.q);
+    u.proper = rotation.cosine != 1;
+    // [g_p' g_q'] = [g_p g_q] cs [1, tn e^{i theta}; -tn e^{-i theta}, 1] (svd/rotation.hpp)
+    const double cs = rotation.cosine, ctn = rotation.cosine * rotation.tangent;
+    const double phase_re = h_pq.re / abs_h, phase_im = h_pq.im / abs_h;
+    u.t00 = u.t11 = Wide<V>{cs, 0};
+    u.t01 = Wide<V>{ctn * phase_re, ctn * phase_im};
+    u.t10 = Wide<V>{-ctn * phase_re, ctn * phase_im};
+  }
+  if (new_p < new_q) {  // step 5: exchange the new columns
+    const Wide<V> t00 = u.t00, t10 = u.t10;
+    u.t00 = u.t01, u.t10 = u.t11;
+    u.t01 = t00, u.t11 = t10;
+  }
+  u.d0 = fmax(new_p, new_q);
+  u.d1 = fmin(new_p, new_q);
+}
+
+/// H's block (rows of unit a, columns of unit b) <- T_a^H H_ab T_b, and its mirror; a rotated
+/// pair's own block becomes diag(d0, d1).
+template <class V>
+__device__ void update_block(V* h, int c, const Unit<V>& a, const Unit<V>& b, bool same) {
+  const int rows[2] = {a.columns.x, a.columns.y}, cols[2] = {b.columns.x, b.columns.y};
+  const Wide<V> ta[2][2] = {{a.t00, a.t01}, {a.t10, a.t11}};  // [old][new]
+  const Wide<V> tb[2][2] = {{b.t00, b.t01}, {b.t10, b.t11}};
+  Wide<V> old[2][2];
+  for (int k = 0; k < 2; ++k)
+    for (int l = 0; l < 2; ++l)
+      old[k][l] = rows[k] >= 0 && cols[l] >= 0 ? Wide<V>::of(h[rows[k] + cols[l] * c]) : Wide<V>{};
+  Wide<V> right[2][2];  // H_ab T_b
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j)
+      right[k][j] = Wide<V>{}.product_add(old[k][0], tb[0][j]).product_add(old[k][1], tb[1][j]);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      if (rows[i] < 0 || cols[j] < 0) continue;
+      Wide<V> value = Wide<V>{}.conj_product_add(ta[0][i], right[0][j]).conj_product_add(
+          ta[1][i], right[1][j]);
+      if (same && a.rotated) value = Wide<V>{i != j ? 0.0 : i == 0 ? a.d0 : a.d1, 0};
+      if (same && i == j) value.im = 0;  // a Hermitian matrix's diagonal
+      h[rows[i] + cols[j] * c] = value.narrow();
+      if (!same) h[cols[j] + rows[i] * c] = Wide<V>{value.re, -value.im}.narrow();
+    }
+}
+
+/// The unordered unit pair (a <= b) of triangular index e = b (b + 1) / 2 + a.
+__device__ __forceinline__ int2 triangle_pair(int e) {
+  int b = static_cast<int>((sqrtf(8.0f * static_cast<float>(e) + 1.0f) - 1.0f) / 2.0f);
+  if ((b + 1) * (b + 2) / 2 <= e) ++b;  // (float rounding)
+  if (b * (b + 1) / 2 > e) --b;
+  return make_int2(e - b * (b + 1) / 2, b);
+}
+
+/// The sweeps of the two-sided method on problem.h (every thread of the block calls it): stops
+/// after a sweep that rotated no pair, or after max_sweeps. `counters` (block-shared) ends with
+/// the rotations and proper rotations of all sweeps, and nonfinite set when H had a non-finite
+/// pivot.
+template <class V>
+__device__ void gram_sweeps(const GramProblem<V>& problem, GramCounters* counters) {
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int units = problem.units_per_step, c = problem.c;
+  const int blocks = units * (units + 1) / 2;
+  Unit<V>* const unit = problem.step_units;
+  if (tid == 0) *counters = GramCounters{0, 0, 0, 0};
+  __syncthreads();
+  int rotations = 0, proper = 0;  // this thread's
+  for (int sweep = 0; sweep < problem.max_sweeps; ++sweep) {
+    int sweep_rotations = 0;
+    for (int s = 0; s < problem.steps; ++s) {
+      for (int k = tid; k < units; k += threads) {
+        Unit<V> u{problem.units[s * units + k], {1, 0}, {}, {}, {1, 0}, 0, 0, false, false};
+        if (u.columns.y >= 0)
+          pair_transform(problem.h, c, problem.tolerance, u, &counters->nonfinite);
+        sweep_rotations += u.rotated;
+        proper += u.proper;
+        unit[k] = u;
+      }
+      __syncthreads();
+      // H's unit blocks (a, b), a <= b, then V's columns unit by unit, row by row
+      for (int e = tid; e < blocks + c * units; e += threads) {
+        if (e < blocks) {
+          const int2 ab = triangle_pair(e);
+          if (unit[ab.x].columns.x >= 0 && unit[ab.y].columns.x >= 0)
+            update_block(problem.h, c, unit[ab.x], unit[ab.y], ab.x == ab.y);
+        } else {
+          const int row = (e - blocks) % c;
+          const Unit<V>& u = unit[(e - blocks) / c];
+          if (u.columns.y < 0) continue;
+          V* w0 = problem.w + row + u.columns.x * c;
+          V* w1 = problem.w + row + u.columns.y * c;
+          const Wide<V> x0 = Wide<V>::of(*w0), x1 = Wide<V>::of(*w1);
+          *w0 = Wide<V>{}.product_add(x0, u.t00).product_add(x1, u.t10).narrow();
+          *w1 = Wide<V>{}.product_add(x0, u.t01).product_add(x1, u.t11).narrow();
+        }
+      }
+      __syncthreads();
+    }
+    if (sweep_rotations != 0) atomicAdd(&counters->sweep_rotations, sweep_rotations);
+    rotations += sweep_rotations;
+    __syncthreads();
+    const bool converged = counters->sweep_rotations == 0;
+    __syncthreads();  // everyone has read it before it is reset
+    if (converged) break;
+    if (tid == 0) counters->sweep_rotations = 0;
+  }
+  if (rotations != 0) atomicAdd(&counters->rotations, rotations);
+  if (proper != 0) atomicAdd(&counters->proper, proper);
+  __syncthreads();
+}
+
+}  // namespace shiftop::svd::gpu_kernels

@@ -16,7 +16,8 @@ Sections (--sections):
             auto is the "shiftop" column, the others "shiftop-<variant>") against gesvdj, gesvd
             and gesvda, one binary call per method (a slow one cannot take the others' results
             with it); shiftop only up to --single-shiftop-max, the larger orders recorded as
-            skipped with that reason.
+            skipped with that reason; --single-graded-sizes adds graded matrices (B D),
+            values only, with every method's relative error against the CPU Jacobi.
 
 gesvdj, gesvd, torch and cupy loop over the matrices of a batch above 32 x 32, at milliseconds per
 matrix: they are timed on the first matrices of the batch (timed_matrices in the JSON) and scaled
@@ -94,6 +95,10 @@ def cases(args):
                 out.append(dict(section="single", kind="d", m=n, n=n, batch=1, matrix="random",
                                 vectors=vectors, target=1.0, libraries=False, versus=("gesvd",),
                                 reps=3 if n <= 2048 else 1, warmup=1 if n <= 4096 else 0))
+        for n in args.single_graded_sizes:  # values only, against the CPU Jacobi's
+            out.append(dict(section="single", kind="d", m=n, n=n, batch=1, matrix="graded",
+                            vectors=False, target=1.0, libraries=False, versus=("gesvd",),
+                            reps=1, warmup=1))
     for case in out:
         case.setdefault("libraries", True)
         case.setdefault("timed", args.timed_matrices)
@@ -267,8 +272,10 @@ def run_case(args, case, libraries):
                     "and 11.1 s (U, V) at n = 8192 on an H200 (2026-12-02), about 8 times that at "
                     "twice the order")})
                 continue
-            # gesvd is the FP64 reference from 2048 on: its own error is 0 by construction.
-            reference = "cpu" if case["n"] < 2048 else ("none" if method == "gesvd" else "gesvd")
+            # gesvd is the FP64 reference of random matrices from 2048 on (its own error is 0 by
+            # construction); graded ones need the CPU Jacobi's relative accuracy at every order.
+            reference = ("cpu" if case["n"] < 2048 or case["matrix"] == "graded" else
+                         "none" if method == "gesvd" else "gesvd")
             for variant in args.single_variants if method == "shiftop" else ["auto"]:
                 name = method if variant == "auto" else f"{method}-{variant}"
                 calls.append(([name], run_binary(args, case, [method], reference, variant)))
@@ -360,6 +367,11 @@ def main():
                         help="largest single order shiftop runs")
     parser.add_argument("--single-vectors", action="store_true",
                         help="single: also the orders up to --single-vectors-max with U and V")
+    parser.add_argument("--single-graded-sizes", default="",
+                        type=lambda s: [int(x) for x in s.split(",") if x],
+                        help="single: orders of graded matrices (B D, 12 decades of column "
+                             "scales), values only, every method against the CPU Jacobi in FP64 "
+                             "(the relative error of the smallest values); none by default")
     parser.add_argument("--single-vectors-max", type=int, default=8192,
                         help="single: largest order with U and V")
     parser.add_argument("--single-gesvdj-max", type=int, default=8192,

@@ -128,7 +128,7 @@ __device__ void pair_transform(const V* h, int c, double tolerance, Unit<V>& u, 
   const double h_pp = real_of(h[p + p * c]), h_qq = real_of(h[q + q * c]);
   const Wide<V> h_pq = Wide<V>::of(h[p + q * c]);
   const double abs_h = Wide<V>::complex ? hypot(h_pq.re, h_pq.im) : fabs(h_pq.re);
-  if (!isfinite(h_pp) || !isfinite(h_qq) || !isfinite(abs_h)) *nonfinite = 1;
+  if (!isfinite(h_pp) || !isfinite(h_qq) || !isfinite(abs_h)) atomicExch(nonfinite, 1);
   double new_p = h_pp, new_q = h_qq;
   u.rotated = h_pp > 0 && h_qq > 0 && abs_h > 0 && abs_h >= tolerance * sqrt(h_pp) * sqrt(h_qq);
   if (u.rotated) {

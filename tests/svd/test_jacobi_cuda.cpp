@@ -893,9 +893,9 @@ TEST_F(GpuBlockedMethod, RotationInGlobalMemoryAndShortInnerSteps) {
       JacobiOptions options{.compute_u = true, .compute_v = true};
       options.variant = variant;
       options.block_width = width;
-      expect_like_cpu("180x150 width " + std::to_string(width) + ", " +
-                          std::string(shiftop::name_of(variant)),
-                      a, 1, m, n, m, m * n, options);
+      expect_like_cpu(
+          "180x150 width " + std::to_string(width) + ", " + std::string(shiftop::name_of(variant)),
+          a, 1, m, n, m, m * n, options);
     }
 }
 
@@ -946,8 +946,8 @@ TEST_F(GpuBlockedMethod, RankDeficientAndZero) {
 
 // Column-graded B D (12 decades) through the blocked method, both variants, against the
 // __float128 reference: the plain one-sided method's relative accuracy (column scaling) kept by
-// the inner two-sided method on the Gram matrices. Row-graded D B is printed, not bounded: the blocked path has no
-// QR preprocessing (svd/jacobi_gpu.hpp).
+// the inner two-sided method on the Gram matrices. Row-graded D B is printed, not bounded: the
+// blocked path has no QR preprocessing (svd/jacobi_gpu.hpp).
 TEST_F(GpuBlockedMethod, ColumnGradedRelativeAccuracy) {
   using shiftop::testing::column_graded_matrix;
   const index_t m = 90, n = 70;

@@ -19,6 +19,16 @@
 
 namespace shiftop::cuda {
 
+/// Lets `kernel` launch with up to `bytes` of dynamic shared memory. The attribute is the
+/// function's, not a launch's: callers pass their device's whole opt-in limit (one value from every
+/// thread), never one shape's bytes, which a concurrent caller with a smaller shape would lower
+/// under this one's launch.
+template <class Kernel>
+void allow_dynamic_shared(Kernel* kernel, std::size_t bytes) {
+  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+}
+
 /// The stream and event handles that launches and timings take.
 using stream_t = cudaStream_t;
 using event_t = cudaEvent_t;

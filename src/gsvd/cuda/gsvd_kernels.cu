@@ -6,6 +6,7 @@
 // the GPU": whole warps around shuffles). The butterfly leaves the identical sum in every lane of a
 // group, so a group's lanes take the same branches on it.
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/runtime.cuh"
 #include "gsvd/cuda/gsvd_kernels.hpp"
 #include "gsvd/hz_transform.hpp"
 #include "svd/cuda/group_ops.cuh"
@@ -450,8 +451,7 @@ void launch_gsvd_sweeps(const GsvdBatch<T>& batch, std::size_t shared_limit, cud
   if (y_shared) bytes += y_bytes;
   const bool z_shared = z_bytes > 0 && bytes + z_bytes <= shared_limit;
   if (z_shared) bytes += z_bytes;
-  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(
-      gsvd_sweeps_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  cuda::allow_dynamic_shared(gsvd_sweeps_kernel<T>, shared_limit);
   gsvd_sweeps_kernel<T><<<static_cast<unsigned>(batch.count), batch.threads, bytes, stream>>>(
       batch, f_shared, g_shared, y_shared, z_shared);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
@@ -461,9 +461,7 @@ template <class T>
 void launch_gsvd_finish(const GsvdBatch<T>& batch, std::size_t shared_limit, cudaStream_t stream) {
   if (batch.count == 0) return;
   const std::size_t bytes = static_cast<std::size_t>(batch.n) * kGsvdFinishBytesPerColumn;
-  (void)shared_limit;  // the driver has checked bytes <= shared_limit
-  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(
-      gsvd_finish_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  cuda::allow_dynamic_shared(gsvd_finish_kernel<T>, shared_limit);
   gsvd_finish_kernel<T>
       <<<static_cast<unsigned>(batch.count), batch.threads, bytes, stream>>>(batch);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());

@@ -10,6 +10,7 @@
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/context.cuh"
+#include "backend/cuda/runtime.cuh"
 #include "svd/cuda/gram_jacobi.cuh"
 #include "svd/cuda/group_ops.cuh"
 #include "svd/rotation.hpp"
@@ -73,7 +74,7 @@ struct PairStep {
   const int* filler = nullptr;     // pairs: 1 where the pair is no pair of the strategy
   const int* next_slot = nullptr;  // 2 pairs: the next step's slot of each slot of this step
   Update<V> g_update, w_update;    // w_update.current == nullptr: no W
-  const int2* units = nullptr;  // the inner strategy (svd/cuda/gram_jacobi.cuh)
+  const int2* units = nullptr;     // the inner strategy (svd/cuda/gram_jacobi.cuh)
   int inner_steps = 0, units_per_step = 0, inner_sweeps = 1;
   double tolerance = 0;
   bool rotation_in_shared = false;
@@ -83,25 +84,89 @@ struct PairStep {
   int* nonfinite = nullptr;                 // per matrix
 };
 
-// work (rows x padded per matrix, slot order) from G (rows x cols, column j = block j / width) or,
-// for g == nullptr, from the identity (rows == padded): slot s holds block layout[s].
+// The blocked method's preprocessing (the one-block kernel's, preprocess_kernel.cu, over the whole
+// GPU): per matrix the largest |Re|, |Im| of the finite entries (as the bits of a nonnegative
+// double, which order as integers) and the column-major index in A of the first non-finite one.
+// Blocks: x the matrix, y a part of its entries.
+constexpr long long kNoEntry = 0x7f7f7f7f7f7f7f7fLL;  // cudaMemset's 0x7f bytes: beyond any index
+
 template <class T>
-__global__ void load_slots_kernel(const DeviceType<T>* g, index_t rows, index_t cols,
-                                  index_t padded, index_t width, const int* layout, index_t count,
+__global__ void scan_kernel(Batch<T> batch, unsigned long long* max_bits, long long* first_bad) {
+  __shared__ unsigned long long block_max;
+  __shared__ long long block_bad;
+  if (threadIdx.x == 0) block_max = 0, block_bad = kNoEntry;
+  __syncthreads();
+  const index_t b = blockIdx.x, entries = batch.m * batch.n;
+  const DeviceType<T>* a = batch.a + b * batch.stride;
+  double big = 0;
+  for (index_t e = blockIdx.y * static_cast<index_t>(blockDim.x) + threadIdx.x; e < entries;
+       e += static_cast<index_t>(gridDim.y) * blockDim.x) {
+    const DeviceType<T> x = a[e % batch.m + e / batch.m * batch.lda];
+    if (finite(x))
+      big = fmax(big, fmax(fabs(real_of(x)), fabs(imag_of(x))));
+    else
+      atomicMin(&block_bad, static_cast<long long>(e));
+  }
+  atomicMax(&block_max, static_cast<unsigned long long>(__double_as_longlong(big)));
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicMax(max_bits + b, block_max);
+    if (block_bad != kNoEntry) atomicMin(first_bad + b, block_bad);
+  }
+}
+
+// The reports from the scan: A' is scaled by the power of two that brings its largest entry into
+// [1, 2) (as preprocess_kernel.cu), the first non-finite entry, the rank (cols: no QR here).
+template <class T>
+__global__ void report_kernel(Batch<T> batch, const unsigned long long* max_bits,
+                              const long long* first_bad) {
+  using R = typename Device<T>::real;
+  for (index_t b = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; b < batch.count;
+       b += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const double largest = __longlong_as_double(static_cast<long long>(max_bits[b]));
+    MatrixReport& report = batch.reports[b];
+    report.scale_exponent =
+        largest > 0 ? max(ilogb(largest), 3 - std::numeric_limits<R>::max_exponent) : 0;
+    report.first_nonfinite = first_bad[b] == kNoEntry ? -1 : first_bad[b];
+    report.rank = static_cast<int>(batch.cols);
+  }
+}
+
+// work (rows x padded per matrix, slot order: slot s holds block layout[s]) from A' (A, or A^H
+// when wide) scaled by its report's power of two, non-finite entries as zeros (the driver refuses
+// the matrix), the padding columns zero.
+template <class T>
+__global__ void load_slots_kernel(Batch<T> batch, index_t padded, index_t width, const int* layout,
                                   DeviceType<T>* work) {
   using V = DeviceType<T>;
   using R = typename Device<T>::real;
-  const index_t total = count * rows * padded;
+  const index_t rows = batch.rows, cols = batch.cols, total = batch.count * rows * padded;
   for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t i = e % rows, column = (e / rows) % padded, b = e / (rows * padded);
     const index_t j = layout[column / width] * width + column % width;
     V value = zero<V>();
-    if (g == nullptr)
-      value = i == j ? make<V>(R(1), R(0)) : zero<V>();
-    else if (j < cols)
-      value = g[b * rows * cols + j * rows + i];
+    if (j < cols) {
+      const V* a = batch.a + b * batch.stride;
+      const V x = batch.wide ? conj(a[j + i * batch.lda]) : a[i + j * batch.lda];
+      const R factor = static_cast<R>(scalbn(1.0, -batch.reports[b].scale_exponent));
+      if (finite(x)) value = scale(factor, x);
+    }
     work[e] = value;
+  }
+}
+
+// W (padded x padded per matrix, slot order) = the identity.
+template <class T>
+__global__ void load_identity_kernel(index_t padded, index_t width, const int* layout,
+                                     index_t count, DeviceType<T>* work) {
+  using V = DeviceType<T>;
+  using R = typename Device<T>::real;
+  for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+       e < count * padded * padded; e += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const index_t i = e % padded, column = (e / padded) % padded;
+    const index_t j = layout[column / width] * width + column % width;
+    work[e] = i == j ? make<V>(R(1), R(0)) : zero<V>();
   }
 }
 
@@ -137,11 +202,10 @@ __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<
   }
   // shared: H (c x c) | the step's units | the rotation (c x c) when it fits
   V* h = reinterpret_cast<V*>(shared);
-  auto* units = reinterpret_cast<Unit<V>*>(shared + aligned(c * c * sizeof(V)));
+  unsigned char* units = shared + aligned(c * c * sizeof(V));
   V* rotation =
       step.rotation_in_shared
-          ? reinterpret_cast<V*>(shared + aligned(c * c * sizeof(V)) +
-                                 aligned(static_cast<std::size_t>(c) * sizeof(Unit<V>)))
+          ? reinterpret_cast<V*>(units + aligned(StepUnits<V>::bytes(step.units_per_step)))
           : global_rotation;
   for (int e = tid; e < c * c; e += threads)
     rotation[e] = e % c == e / c ? make<V>(R(1), R(0)) : zero<V>();
@@ -268,8 +332,7 @@ unsigned grid_for(index_t total, int threads) {
 // H, the units of a step (at most c) and the rotation when in shared memory (pair_kernel).
 std::size_t pair_shared_bytes(index_t width, std::size_t element, bool rotation_in_shared) {
   const auto c = static_cast<std::size_t>(2 * width);
-  // (Unit<V>'s size for the widest element type: the bound is the same for every type)
-  const std::size_t units = aligned(c * sizeof(Unit<double2>));
+  const std::size_t units = aligned(StepUnits<double2>::bytes(c));  // (the same for every type)
   return aligned(c * c * element) + units + (rotation_in_shared ? c * c * element : 0);
 }
 
@@ -371,8 +434,8 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
   inner_steps_ = inner.steps;
   units_per_step_ = inner.units_per_step;
   // About four of a step's updates (H's unit blocks and the rotation's unit rows) per thread.
-  threads_ = static_cast<int>(std::clamp<index_t>((c * units_per_step_ / 4 + 31) / 32 * 32, 32,
-                                                  kPairThreads));
+  threads_ = static_cast<int>(
+      std::clamp<index_t>((c * units_per_step_ / 4 + 31) / 32 * 32, 32, kPairThreads));
 
   upload(first_layout_, context, layout.front());
   upload(next_slot_, context, next_slot);
@@ -392,11 +455,8 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
   counters_ = cuda::allocate(context, n * (2 * sizeof(unsigned long long) + 2 * sizeof(int)));
   norms_ = cuda::allocate(context, 2 * n * padded * sizeof(double));
   source_ = cuda::allocate(context, n * static_cast<std::size_t>(cols_) * sizeof(std::int32_t));
-  // The whole limit, not this shape's bytes: the attribute is the function's, so a plan of a
-  // smaller shape made on another thread must not lower it under this one's launches.
-  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(pair_kernel<T>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared_limit)));
+  scan_ = cuda::allocate(context, n * (sizeof(unsigned long long) + sizeof(long long)));
+  cuda::allow_dynamic_shared(pair_kernel<T>, shared_limit);
 }
 
 template <class T>
@@ -407,12 +467,25 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
   const index_t c = 2 * width_, padded = blocks_ * width_, entries = count_ * blocks_;
   V* g_work[2] = {g_work_[0].as<V>(), g_work_[1].as<V>()};
   V* w_work[2] = {w_work_[0].as<V>(), w_work_[1].as<V>()};
+  auto* max_bits = scan_.as<unsigned long long>();
+  auto* first_bad = reinterpret_cast<long long*>(max_bits + count);
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(max_bits, 0, count * sizeof(unsigned long long), stream));
+  SHIFTOP_CUDA_CHECK(cudaMemsetAsync(first_bad, 0x7f, count * sizeof(long long), stream));
+  // (about two waves of 256-thread blocks over the whole GPU, whatever the batch)
+  const auto parts = static_cast<unsigned>(
+      std::clamp<index_t>(4 * context_.multiprocessors() / count_, 1,
+                          std::min<index_t>(65535, (batch.m * batch.n + 255) / 256)));
+  scan_kernel<T>
+      <<<dim3(static_cast<unsigned>(count_), parts), 256, 0, stream>>>(batch, max_bits, first_bad);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
+  report_kernel<T><<<grid_for(count_, 256), 256, 0, stream>>>(batch, max_bits, first_bad);
+  SHIFTOP_CUDA_CHECK(cudaGetLastError());
   load_slots_kernel<T><<<grid_for(count_ * rows_ * padded, 256), 256, 0, stream>>>(
-      batch.g, rows_, cols_, padded, width_, first_layout_.as<int>(), count_, g_work[0]);
+      batch, padded, width_, first_layout_.as<int>(), g_work[0]);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
   if (accumulate_) {
-    load_slots_kernel<T><<<grid_for(count_ * padded * padded, 256), 256, 0, stream>>>(
-        nullptr, padded, padded, padded, width_, first_layout_.as<int>(), count_, w_work[0]);
+    load_identity_kernel<T><<<grid_for(count_ * padded * padded, 256), 256, 0, stream>>>(
+        padded, width_, first_layout_.as<int>(), count_, w_work[0]);
     SHIFTOP_CUDA_CHECK(cudaGetLastError());
   }
 

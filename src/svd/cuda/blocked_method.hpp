@@ -1,6 +1,6 @@
-// Stage 2 of the batched Jacobi SVD (svd/cuda/batched_kernels.hpp) for matrices too large for one
-// thread block: the blocked one-sided Jacobi method of jacobi-svd-gsvd-gpu-thesis, section 2.3,
-// with the work of a parallel step spread as the GPU's memory levels suggest:
+// Stages 1 and 2 of the batched Jacobi SVD (svd/cuda/batched_kernels.hpp) for matrices too large
+// for one thread block: the blocked one-sided Jacobi method of jacobi-svd-gsvd-gpu-thesis,
+// section 2.3, with the work of a parallel step spread as the GPU's memory levels suggest:
 //  * G's columns are split into block columns of `width` (padded with zero columns to an even
 //    count of blocks); each outer step of the block strategy pairs them;
 //  * the Gram matrices H_i = [G_p G_q]^H [G_p G_q] of all pivot block pairs of the step (and of
@@ -52,15 +52,16 @@ template <class T>
 class BlockedMethod {
  public:
   using V = DeviceType<T>;
-  /// For `count` matrices of g_rows x cols, W accumulated when `accumulate`; choices.width at
-  /// most max_block_width (the caller checks it).
-  BlockedMethod(const gpu::Context& context, index_t count, index_t g_rows, index_t cols,
+  /// For `count` matrices A' of rows x cols (rows >= cols), W accumulated when `accumulate`;
+  /// choices.width at most max_block_width (the caller checks it).
+  BlockedMethod(const gpu::Context& context, index_t count, index_t rows, index_t cols,
                 bool accumulate, const BlockedChoices& choices, std::size_t shared_limit);
 
-  /// batch.g (G, g_rows x cols per matrix) -> batch.sigma (descending, scaled back by
-  /// 2^reports[b].scale_exponent) and, in the same order, X (G's columns normalised, g_rows x cols
-  /// per matrix) into x and W (cols x cols per matrix) into w, each when not null (w only when
-  /// accumulated).
+  /// batch.a (A, or A^H when batch.wide) -> batch.reports (the scale, the first non-finite entry,
+  /// the rank), batch.sigma (descending, scaled back by 2^scale_exponent) and, in the same order,
+  /// X (G's columns normalised, rows x cols per matrix) into x and W (cols x cols per matrix) into
+  /// w, each when not null (w only when accumulated). The method's own preprocessing (the
+  /// power-of-two scaling and the finiteness check, over the whole GPU) replaces stage 1.
   BlockedOutcome run(const Batch<T>& batch, V* x, V* w);
 
   index_t width() const { return width_; }
@@ -77,9 +78,10 @@ class BlockedMethod {
   // step, the pairs of a step that are no pair of the strategy (identity), the inner strategy.
   cuda::DeviceMemory first_layout_, next_slot_, filler_, units_;
   // Workspaces: G and W in two copies (steps alternate), the Gram matrices and rotations of a
-  // step, the update's pointer arrays, the counters, the norms and the sorted order.
+  // step, the update's pointer arrays, the counters, the norms, the sorted order and the scan's
+  // largest entries and first non-finite ones.
   cuda::DeviceMemory g_work_[2], w_work_[2], gram_, rotation_, pointers_, counters_, norms_,
-      source_;
+      source_, scan_;
 };
 
 }  // namespace shiftop::svd::gpu_kernels

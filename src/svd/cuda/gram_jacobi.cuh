@@ -3,8 +3,8 @@
 // (c x c, c = 2 width) in one thread block's shared memory, accumulating the pair's rotation V.
 //
 // The one-sided method on G's columns is the implicit form of the two-sided method on H = G^H G
-// (jacobi-svd-gsvd-gpu-thesis, section 2.1, before (2.7)): a rotation of columns (p, q) of G by V_pq
-// is H <- V_pq^H H V_pq, and its parameters (2.15)-(2.18) come from h_pp, h_qq and h_pq alone.
+// (jacobi-svd-gsvd-gpu-thesis, section 2.1, before (2.7)): a rotation of columns (p, q) of G by
+// V_pq is H <- V_pq^H H V_pq, and its parameters (2.15)-(2.18) come from h_pp, h_qq and h_pq alone.
 // The outer (blocked) method forms H anyway, so the inner one reads the pivots straight from it
 // instead of shortening H = R^H R (Cholesky, 2.3.1) and forming the pairs' dot products of R
 // again at every step: per inner step one thread per pivot pair computes its rotation, then all
@@ -74,6 +74,34 @@ struct Unit {
   bool rotated, proper;
 };
 
+/// A step's units in shared memory, one array per field (the threads of a warp read the fields
+/// of different units: an array of structs would put them in the same banks).
+template <class V>
+struct StepUnits {
+  int2* columns;
+  Wide<V>*t00, *t10, *t01, *t11;
+  double *d0, *d1;
+  int* rotated;
+  /// The arrays for `units` units from `shared` (16-byte aligned); bytes(units) of it.
+  __host__ __device__ static constexpr std::size_t bytes(std::size_t units) {
+    return units * (sizeof(int2) + 4 * sizeof(Wide<V>) + 2 * sizeof(double) + sizeof(int)) + 16;
+  }
+  __device__ static StepUnits at(unsigned char* shared, int units) {
+    StepUnits s;
+    auto* wide = reinterpret_cast<Wide<V>*>(shared);  // 16-byte aligned first
+    s.t00 = wide, s.t10 = wide + units, s.t01 = wide + 2 * units, s.t11 = wide + 3 * units;
+    auto* real = reinterpret_cast<double*>(wide + 4 * units);
+    s.d0 = real, s.d1 = real + units;
+    s.columns = reinterpret_cast<int2*>(real + 2 * units);
+    s.rotated = reinterpret_cast<int*>(s.columns + units);
+    return s;
+  }
+  __device__ void store(int k, const Unit<V>& u) const {
+    columns[k] = u.columns, t00[k] = u.t00, t10[k] = u.t10, t01[k] = u.t01, t11[k] = u.t11;
+    d0[k] = u.d0, d1[k] = u.d1, rotated[k] = u.rotated;
+  }
+};
+
 /// The table of units of a strategy for `order` columns: steps x units_per_step, every column in
 /// exactly one unit of each step (host code; the blocked method uploads it).
 struct UnitTable {
@@ -110,8 +138,8 @@ struct GramProblem {
   int c = 0;
   const int2* units = nullptr;  ///< UnitTable::units
   int steps = 0, units_per_step = 0;
-  Unit<V>* step_units = nullptr;  ///< units_per_step, shared memory
-  double tolerance = 0;           ///< rotate when |h_pq| >= tolerance sqrt(h_pp h_qq)
+  unsigned char* step_units = nullptr;  ///< StepUnits<V>::bytes(units_per_step) of shared memory
+  double tolerance = 0;                 ///< rotate when |h_pq| >= tolerance sqrt(h_pp h_qq)
   int max_sweeps = 1;
 };
 
@@ -156,10 +184,13 @@ __device__ void pair_transform(const V* h, int c, double tolerance, Unit<V>& u, 
 /// H's block (rows of unit a, columns of unit b) <- T_a^H H_ab T_b, and its mirror; a rotated
 /// pair's own block becomes diag(d0, d1).
 template <class V>
-__device__ void update_block(V* h, int c, const Unit<V>& a, const Unit<V>& b, bool same) {
-  const int rows[2] = {a.columns.x, a.columns.y}, cols[2] = {b.columns.x, b.columns.y};
-  const Wide<V> ta[2][2] = {{a.t00, a.t01}, {a.t10, a.t11}};  // [old][new]
-  const Wide<V> tb[2][2] = {{b.t00, b.t01}, {b.t10, b.t11}};
+__device__ void update_block(V* h, int c, const StepUnits<V>& units, int a, int b) {
+  const int2 ra = units.columns[a], cb = units.columns[b];
+  const int rows[2] = {ra.x, ra.y}, cols[2] = {cb.x, cb.y};
+  const Wide<V> ta[2][2] = {{units.t00[a], units.t01[a]},
+                            {units.t10[a], units.t11[a]}};  // [old][new]
+  const Wide<V> tb[2][2] = {{units.t00[b], units.t01[b]}, {units.t10[b], units.t11[b]}};
+  const bool same = a == b, rotated = same && units.rotated[a] != 0;
   Wide<V> old[2][2];
   for (int k = 0; k < 2; ++k)
     for (int l = 0; l < 2; ++l)
@@ -171,21 +202,13 @@ __device__ void update_block(V* h, int c, const Unit<V>& a, const Unit<V>& b, bo
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
       if (rows[i] < 0 || cols[j] < 0) continue;
-      Wide<V> value = Wide<V>{}.conj_product_add(ta[0][i], right[0][j]).conj_product_add(
-          ta[1][i], right[1][j]);
-      if (same && a.rotated) value = Wide<V>{i != j ? 0.0 : i == 0 ? a.d0 : a.d1, 0};
+      Wide<V> value =
+          Wide<V>{}.conj_product_add(ta[0][i], right[0][j]).conj_product_add(ta[1][i], right[1][j]);
+      if (rotated) value = Wide<V>{i != j ? 0.0 : i == 0 ? units.d0[a] : units.d1[a], 0};
       if (same && i == j) value.im = 0;  // a Hermitian matrix's diagonal
       h[rows[i] + cols[j] * c] = value.narrow();
       if (!same) h[cols[j] + rows[i] * c] = Wide<V>{value.re, -value.im}.narrow();
     }
-}
-
-/// The unordered unit pair (a <= b) of triangular index e = b (b + 1) / 2 + a.
-__device__ __forceinline__ int2 triangle_pair(int e) {
-  int b = static_cast<int>((sqrtf(8.0f * static_cast<float>(e) + 1.0f) - 1.0f) / 2.0f);
-  if ((b + 1) * (b + 2) / 2 <= e) ++b;  // (float rounding)
-  if (b * (b + 1) / 2 > e) --b;
-  return make_int2(e - b * (b + 1) / 2, b);
 }
 
 /// The sweeps of the two-sided method on problem.h (every thread of the block calls it): stops
@@ -195,9 +218,9 @@ __device__ __forceinline__ int2 triangle_pair(int e) {
 template <class V>
 __device__ void gram_sweeps(const GramProblem<V>& problem, GramCounters* counters) {
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int lane = tid % warpSize, warp = tid / warpSize, warps = threads / warpSize;
   const int units = problem.units_per_step, c = problem.c;
-  const int blocks = units * (units + 1) / 2;
-  Unit<V>* const unit = problem.step_units;
+  const StepUnits<V> unit = StepUnits<V>::at(problem.step_units, units);
   if (tid == 0) *counters = GramCounters{0, 0, 0, 0};
   __syncthreads();
   int rotations = 0, proper = 0;  // this thread's
@@ -210,24 +233,24 @@ __device__ void gram_sweeps(const GramProblem<V>& problem, GramCounters* counter
           pair_transform(problem.h, c, problem.tolerance, u, &counters->nonfinite);
         sweep_rotations += u.rotated;
         proper += u.proper;
-        unit[k] = u;
+        unit.store(k, u);
       }
       __syncthreads();
-      // H's unit blocks (a, b), a <= b, then V's columns unit by unit, row by row
-      for (int e = tid; e < blocks + c * units; e += threads) {
-        if (e < blocks) {
-          const int2 ab = triangle_pair(e);
-          if (unit[ab.x].columns.x >= 0 && unit[ab.y].columns.x >= 0)
-            update_block(problem.h, c, unit[ab.x], unit[ab.y], ab.x == ab.y);
-        } else {
-          const int row = (e - blocks) % c;
-          const Unit<V>& u = unit[(e - blocks) / c];
-          if (u.columns.y < 0) continue;
-          V* w0 = problem.w + row + u.columns.x * c;
-          V* w1 = problem.w + row + u.columns.y * c;
-          const Wide<V> x0 = Wide<V>::of(*w0), x1 = Wide<V>::of(*w1);
-          *w0 = Wide<V>{}.product_add(x0, u.t00).product_add(x1, u.t10).narrow();
-          *w1 = Wide<V>{}.product_add(x0, u.t01).product_add(x1, u.t11).narrow();
+      // A warp per column unit b: H's blocks (a, b), a <= b, one lane each, then the rotation's
+      // two columns of b, a lane per row (warp-uniform units: no divisions, broadcast reads).
+      for (int b = warp; b < units; b += warps) {
+        if (unit.columns[b].x < 0) continue;
+        for (int a = lane; a <= b; a += warpSize)
+          if (unit.columns[a].x >= 0) update_block(problem.h, c, unit, a, b);
+        const int2 columns = unit.columns[b];
+        if (columns.y < 0) continue;
+        const Wide<V> t00 = unit.t00[b], t10 = unit.t10[b], t01 = unit.t01[b], t11 = unit.t11[b];
+        V* w0 = problem.w + columns.x * c;
+        V* w1 = problem.w + columns.y * c;
+        for (int row = lane; row < c; row += warpSize) {
+          const Wide<V> x0 = Wide<V>::of(w0[row]), x1 = Wide<V>::of(w1[row]);
+          w0[row] = Wide<V>{}.product_add(x0, t00).product_add(x1, t10).narrow();
+          w1[row] = Wide<V>{}.product_add(x0, t01).product_add(x1, t11).narrow();
         }
       }
       __syncthreads();

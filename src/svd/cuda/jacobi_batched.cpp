@@ -173,8 +173,9 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     plan.row_perm = buffer<std::int32_t>(row_perm_memory, context, count * rows);
     plan.row_keys = buffer<double>(keys_memory, context, count * rows);
   }
-  plan.g = buffer<V>(g_memory, context, count * static_cast<std::size_t>(plan.g_rows) * cols);
-  // (the blocked method writes X and W straight into the outputs, sorted)
+  // (the blocked method reads A' itself and writes X and W straight into the outputs, sorted)
+  if (!blocked)
+    plan.g = buffer<V>(g_memory, context, count * static_cast<std::size_t>(plan.g_rows) * cols);
   if (accumulate && !blocked) plan.w = buffer<V>(w_memory, context, count * cols * cols);
   if (!blocked) plan.order = buffer<std::int32_t>(order_memory, context, count * cols);
   plan.reports = buffer<MatrixReport>(reports_memory, context, count);
@@ -188,13 +189,10 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     plan.pairs_per_step = table.pairs_per_step;
     const int groups = std::clamp(std::max(plan.pairs_per_step, 1), 1, 512 / plan.lanes);
     plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
-  } else {
-    plan.threads = 512;  // the preprocessing's (scaling and the finiteness check) block
   }
   // U' and V' of A' in the caller's outputs (A' = A^H when wide: U = V', V = U').
   V* u_prime = reinterpret_cast<V*>(plan.wide ? out.v : out.u);
   V* v_prime = reinterpret_cast<V*>(plan.wide ? out.u : out.v);
-  gpu_kernels::launch_preprocess(plan, limit, stream);
   gpu_kernels::BlockedOutcome outcome;
   if (blocked) {
     const index_t widest = gpu_kernels::max_block_width(sizeof(V), limit);
@@ -213,6 +211,7 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
                                          limit);
     outcome = method.run(plan, want_u ? u_prime : nullptr, want_v ? v_prime : nullptr);
   } else {
+    gpu_kernels::launch_preprocess(plan, limit, stream);
     gpu_kernels::launch_orthogonalize(plan, limit, stream);
     // Only the requested outputs: a U or V buffer given without its flag is left untouched (the
     // kernel would otherwise form it from an X or W that was not kept).

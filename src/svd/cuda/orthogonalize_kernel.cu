@@ -2,6 +2,7 @@
 // one thread block's reach: the pointwise method of svd/cuda/pointwise_sweeps.cuh on the whole of
 // G, one thread block per matrix, G (and W) in shared memory when they fit.
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/runtime.cuh"
 #include "svd/cuda/batched_kernels.hpp"
 #include "svd/cuda/group_ops.cuh"
 #include "svd/cuda/pointwise_sweeps.cuh"
@@ -78,9 +79,7 @@ void launch_orthogonalize(const Batch<T>& batch, std::size_t shared_limit, cudaS
   SharedPlan shared = plan_shared(g_bytes + w_bytes, small, shared_limit);
   const bool w_in_shared = shared.matrix_in_shared && w_bytes > 0;
   if (!shared.matrix_in_shared) shared = plan_shared(g_bytes, small, shared_limit);
-  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(orthogonalize_kernel<T>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared.bytes)));
+  cuda::allow_dynamic_shared(orthogonalize_kernel<T>, shared_limit);
   orthogonalize_kernel<T>
       <<<static_cast<unsigned>(batch.count), batch.threads, shared.bytes, stream>>>(
           batch, shared.matrix_in_shared, w_in_shared);

@@ -1,13 +1,13 @@
 // The pointwise one-sided Jacobi method for one thread block (jacobi-svd-gsvd-gpu-thesis, section
 // 2.3.3, the steps of `orthogonalize`) of the one-block-per-matrix kernel (orthogonalize_kernel.cu:
 // the whole matrix; the blocked method's pairs run the two-sided form on their Gram matrices,
-// gram_jacobi.cuh). Each parallel step of the strategy gives its disjoint pivot pairs to the block's groups of lanes; a
-// group forms g_p^H g_q by a group sum, computes the rotation from the column norms exactly as the
-// CPU does (svd/rotation.hpp, shared code), applies it to G and W with the local sort of step 5,
-// and updates the norms by the corrected prediction (recomputed when it cancels, as dgsvj0). A
-// sweep starts from freshly computed norms; the method stops after a sweep that rotated no pair
-// (every pair relatively orthogonal, as on the CPU: svd/pointwise.cpp says why "no proper
-// rotation" is not enough), or after max_sweeps, or when a norm overflows.
+// gram_jacobi.cuh). Each parallel step of the strategy gives its disjoint pivot pairs to the
+// block's groups of lanes; a group forms g_p^H g_q by a group sum, computes the rotation from the
+// column norms exactly as the CPU does (svd/rotation.hpp, shared code), applies it to G and W with
+// the local sort of step 5, and updates the norms by the corrected prediction (recomputed when it
+// cancels, as dgsvj0). A sweep starts from freshly computed norms; the method stops after a sweep
+// that rotated no pair (every pair relatively orthogonal, as on the CPU: svd/pointwise.cpp says why
+// "no proper rotation" is not enough), or after max_sweeps, or when a norm overflows.
 #pragma once
 
 #include "svd/cuda/batched_kernels.hpp"
@@ -25,7 +25,7 @@ struct Pointwise {
   double* norm = nullptr;       ///< cols, shared memory
   const int2* pairs = nullptr;  ///< steps x pairs_per_step, p = -1 pads
   int steps = 0, pairs_per_step = 0;
-  int n_plus = -1;  ///< J = diag(I_{n_plus}, -I) on the columns; -1 for the SVD
+  int n_plus = -1;       ///< J = diag(I_{n_plus}, -I) on the columns; -1 for the SVD
   double tolerance = 0;  ///< rotate when |g_p^H g_q| >= tolerance ||g_p|| ||g_q||
   int max_sweeps = 1;
 };

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/runtime.cuh"
 #include "svd/cuda/batched_kernels.hpp"
 #include "svd/cuda/group_ops.cuh"
 
@@ -281,9 +282,7 @@ void launch_preprocess(const Batch<T>& batch, std::size_t shared_limit, cudaStre
   const SharedPlan shared =
       none ? SharedPlan{}
            : plan_shared(batch.rows * batch.cols * sizeof(DeviceType<T>), small, shared_limit);
-  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(preprocess_kernel<T>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared.bytes)));
+  cuda::allow_dynamic_shared(preprocess_kernel<T>, shared_limit);
   preprocess_kernel<T><<<static_cast<unsigned>(batch.count), batch.threads, shared.bytes, stream>>>(
       batch, shared.matrix_in_shared);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());

@@ -8,6 +8,7 @@
 // H_{cols-1} first (Q = H_0 ... H_{cols-1}), each by every group on its columns, in shared memory
 // when the rows x cols block fits and in the caller's scratch otherwise.
 #include "backend/cuda/check.hpp"
+#include "backend/cuda/runtime.cuh"
 #include "svd/cuda/batched_kernels.hpp"
 #include "svd/cuda/group_ops.cuh"
 
@@ -105,9 +106,7 @@ void launch_vectors(const Batch<T>& batch, DeviceType<T>* u, DeviceType<T>* v,
   const SharedPlan shared =
       needs_y ? plan_shared(batch.rows * batch.cols * sizeof(DeviceType<T>), 0, shared_limit)
               : SharedPlan{};
-  SHIFTOP_CUDA_CHECK(cudaFuncSetAttribute(vectors_kernel<T>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared.bytes)));
+  cuda::allow_dynamic_shared(vectors_kernel<T>, shared_limit);
   vectors_kernel<T><<<static_cast<unsigned>(batch.count), batch.threads, shared.bytes, stream>>>(
       batch, u, v, scratch, shared.matrix_in_shared);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());

@@ -184,6 +184,40 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context&, const T*, in
 }
 
 template <class T>
+struct GpuPlan<T>::State {};
+template <class T>
+GpuPlan<T>::GpuPlan(const gpu::Context&, index_t, index_t, index_t, const JacobiOptions&) {
+  no_cuda_backend("svd");
+}
+template <class T>
+GpuPlan<T>::~GpuPlan() = default;
+template <class T>
+GpuPlan<T>::GpuPlan(GpuPlan&&) noexcept = default;
+template <class T>
+GpuPlan<T>& GpuPlan<T>::operator=(GpuPlan&&) noexcept = default;
+template <class T>
+std::vector<JacobiStats> GpuPlan<T>::execute(const T*, index_t, index_t,
+                                             const DeviceJacobiOutput<T>&) {
+  no_cuda_backend("svd");
+}
+template <class T>
+index_t GpuPlan<T>::batch() const {
+  no_cuda_backend("svd");
+}
+template <class T>
+index_t GpuPlan<T>::m() const {
+  no_cuda_backend("svd");
+}
+template <class T>
+index_t GpuPlan<T>::n() const {
+  no_cuda_backend("svd");
+}
+template <class T>
+bool GpuPlan<T>::blocked() const {
+  no_cuda_backend("svd");
+}
+
+template <class T>
 BatchedGsvdResult<T> detail::gsvd_hz_batched_cuda(const T*, index_t, index_t, const T*, index_t,
                                                   index_t, index_t, index_t, index_t, index_t,
                                                   const GsvdOptions&) {
@@ -191,6 +225,7 @@ BatchedGsvdResult<T> detail::gsvd_hz_batched_cuda(const T*, index_t, index_t, co
 }
 
 #define SHIFTOP_INSTANTIATE(T)                                                      \
+  template class GpuPlan<T>;                                                        \
   template BatchedJacobiResult<T> detail::jacobi_batched_cuda<T>(                   \
       const T*, index_t, index_t, index_t, index_t, index_t, const JacobiOptions&); \
   template std::vector<JacobiStats> jacobi_batched_device<T>(                       \

@@ -986,6 +986,77 @@ TEST_F(GpuBlockedMethod, ColumnGradedRelativeAccuracy) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The plan (svd::GpuPlan): made once, executed on one batch after another with the workspaces of
+// the first call, each result bit for bit that of a fresh jacobi_batched_device call (the same
+// kernels on the same data), on both methods; the outputs poisoned before each call; lda and the
+// outputs checked per call.
+
+using GpuPlanTest = GpuTest;
+
+TEST_F(GpuPlanTest, ExecutesManyBatchesLikeFreshCalls) {
+  using shiftop::svd::GpuPlan;
+  struct Case {
+    index_t batch, m, n;
+    Variant variant;
+    bool blocked;
+  };
+  for (const Case c :
+       {Case{3, 40, 30, Variant::Auto, false}, Case{2, 70, 90, Variant::BlockOriented, true}}) {
+    const std::string name = std::to_string(c.batch) + " x " + std::to_string(c.m) + "x" +
+                             std::to_string(c.n) + ", " + std::string(shiftop::name_of(c.variant));
+    JacobiOptions options{.compute_u = true, .compute_v = true};
+    options.variant = c.variant;
+    options.block_width = c.blocked ? 8 : 0;
+    const index_t k = std::min(c.m, c.n), lda = c.m + 1, stride = lda * c.n;
+    GpuPlan<double> plan(context(), c.batch, c.m, c.n, options);
+    EXPECT_EQ(plan.blocked(), c.blocked) << name;
+    EXPECT_TRUE(plan.batch() == c.batch && plan.m() == c.m && plan.n() == c.n) << name;
+    DeviceBuffer<double> sigma(c.batch * k), u(c.batch * c.m * k), v(c.batch * c.n * k);
+    for (unsigned seed : {90u, 91u}) {
+      const DeviceBuffer<double> a(random_entries<double>(c.batch * stride, seed));
+      sigma.poison();
+      u.poison();
+      v.poison();
+      context().wait_for(nullptr);
+      const auto stats = plan.execute(a.get(), lda, stride,
+                                      DeviceJacobiOutput<double>{sigma.get(), u.get(), v.get()});
+      const std::vector<double> got_sigma = sigma.download(), got_u = u.download(),
+                                got_v = v.download();
+      sigma.poison();
+      u.poison();
+      v.poison();
+      context().wait_for(nullptr);
+      const auto fresh = shiftop::svd::jacobi_batched_device(
+          context(), a.get(), c.batch, c.m, c.n, lda, stride,
+          DeviceJacobiOutput<double>{sigma.get(), u.get(), v.get()}, options);
+      const std::string where = name + ", seed " + std::to_string(seed);
+      EXPECT_TRUE(got_sigma == sigma.download()) << where;
+      EXPECT_TRUE(got_u == u.download() && got_v == v.download()) << where;
+      ASSERT_EQ(stats.size(), fresh.size()) << where;
+      for (std::size_t b = 0; b < stats.size(); ++b) {
+        EXPECT_TRUE(stats[b].converged) << where;
+        EXPECT_EQ(stats[b].rotations, fresh[b].rotations) << where;
+        EXPECT_EQ(stats[b].sweeps, fresh[b].sweeps) << where;
+      }
+      EXPECT_TRUE(std::all_of(got_u.begin(), got_u.end(), is_finite<double>)) << where;
+    }
+    const DeviceBuffer<double> a(random_entries<double>(c.batch * stride, 92));
+    shiftop::testing::expect_error(
+        [&] {
+          plan.execute(a.get(), c.m - 1, stride,
+                       DeviceJacobiOutput<double>{sigma.get(), u.get(), v.get()});
+        },
+        "lda: expected >= m");
+    shiftop::testing::expect_error(
+        [&] {
+          plan.execute(a.get(), lda, stride,
+                       DeviceJacobiOutput<double>{sigma.get(), nullptr, v.get()});
+        },
+        "u: compute_u is set");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Refusals and the empty batch.
 
 using GpuJacobiErrors = GpuTest;

@@ -42,6 +42,7 @@
 // beyond).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "shiftop/gpu/context.hpp"
@@ -57,11 +58,44 @@ struct DeviceJacobiOutput {
   T* v = nullptr;  ///< batch x (n x r), column-major, leading dimension n; written iff compute_v
 };
 
+/// The plan of the GPU SVD of batches of `batch` m x n matrices with `options` on `context` (FFTW's
+/// plan once, execute many): the checks, the method (above), the device workspaces and the
+/// strategy tables are made here, so that execute allocates no device memory and uploads no
+/// table (it allocates host memory for the statistics, and device memory only through the
+/// orthonormal completion of zero singular values' vectors, which is done on the host). The
+/// context must outlive the plan; one plan runs one call at a time (its workspaces are its own).
+template <class T>
+class GpuPlan {
+ public:
+  GpuPlan(const gpu::Context& context, index_t batch, index_t m, index_t n,
+          const JacobiOptions& options = {});
+  ~GpuPlan();
+  GpuPlan(GpuPlan&&) noexcept;
+  GpuPlan& operator=(GpuPlan&&) noexcept;
+
+  /// As jacobi_batched_device on this plan's shape: `a` (device memory, not modified) holds the
+  /// matrices at a + b * stride with leading dimension lda; the results go to `out`.
+  std::vector<JacobiStats> execute(const T* a, index_t lda, index_t stride,
+                                   const DeviceJacobiOutput<T>& out);
+
+  index_t batch() const;
+  index_t m() const;
+  index_t n() const;
+  /// True when the plan runs the blocked method (many thread blocks per matrix), false for one
+  /// thread block per matrix.
+  bool blocked() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 /// Device arrays: `a` (device memory, not modified) holds `batch` m x n column-major matrices,
 /// matrix b at a + b * stride (as jacobi_batched); the results go to `out` (device memory, not
 /// overlapping `a`). options.backend and options.gpu are not read: the work runs on `context`. The
 /// work is ordered after what is queued on the context's stream (use Context::wait_for to order it
-/// after a caller's stream). Returns the statistics of each matrix (host memory).
+/// after a caller's stream). Returns the statistics of each matrix (host memory). A GpuPlan made
+/// and executed once: repeated calls of one shape should keep a GpuPlan instead.
 template <class T>
 std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, const T* a,
                                                index_t batch, index_t m, index_t n, index_t lda,

@@ -377,9 +377,12 @@ index_t max_block_width(std::size_t element, std::size_t shared_limit) {
 
 index_t default_block_width(std::size_t element, std::size_t shared_limit, index_t cols) {
   // 2 width columns per pair: wider pairs give the GEMMs more work per byte (2 width / 8 flops a
-  // byte in FP64), narrower ones a shorter inner method.
+  // byte in FP64), narrower ones a cheaper inner step (its updates grow as width^2, and a
+  // block-sweep has about 2 cols inner steps whatever the width). Measured on an H200 (FP64, n =
+  // 2048 / 4096 / 8192, bench/NOTES.md issue 30): width 16 236 / 904 / 6040 ms, 24 215 / 785 /
+  // 4360, 32 180 / 575 / 2978, 48 309 / 855 / 3734.
   const index_t cap = std::max<index_t>(1, (cols + 1) / 2);
-  for (const index_t width : {64, 48, 32, 24, 16})
+  for (const index_t width : {32, 24, 16})
     if (width <= cap && pair_shared_bytes(width, element, true) <= shared_limit) return width;
   return std::min<index_t>(cap, 16);
 }

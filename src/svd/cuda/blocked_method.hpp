@@ -40,12 +40,12 @@ struct BlockedOutcome {
   std::vector<bool> converged;  ///< a block-sweep rotated no pair and every norm is finite
 };
 
-/// The widest block column (64, 48, 32, 24 or 16, at most ceil(cols / 2)) whose pair's factor R
-/// and rotation both fit `shared_limit` bytes of shared memory.
+/// The widest block column (32, 24 or 16, at most ceil(cols / 2)) whose pair's Gram matrix and
+/// rotation both fit `shared_limit` bytes of shared memory.
 index_t default_block_width(std::size_t element, std::size_t shared_limit, index_t cols);
 
-/// The largest width whose pair's factor R fits shared memory (the rotation then lives in global
-/// memory): what a caller's block_width may be.
+/// The largest width whose pair's Gram matrix fits shared memory (the rotation then lives in
+/// global memory): what a caller's block_width may be.
 index_t max_block_width(std::size_t element, std::size_t shared_limit);
 
 template <class T>

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "backend/cuda/check.hpp"
@@ -95,31 +96,37 @@ void complete_zero_columns(const std::vector<Real<T>>& sigma, index_t batch, ind
 }  // namespace
 
 template <class T>
-std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, const T* a,
-                                               index_t batch, index_t m, index_t n, index_t lda,
-                                               index_t stride, const DeviceJacobiOutput<T>& out,
-                                               const JacobiOptions& options) {
+struct GpuPlan<T>::State {
   using V = DeviceType<T>;
-  detail::validate_sizes(m, n, lda, options);
-  detail::validate_batch(batch, n, lda, stride, a);
-  check_gpu_options(options);
-  require(batch == 0 || out.sigma != nullptr, "sigma: expected an output array, got null");
-  require(batch == 0 || !options.compute_u || out.u != nullptr,
-          "u: compute_u is set: expected an output array, got null");
-  require(batch == 0 || !options.compute_v || out.v != nullptr,
-          "v: compute_v is set: expected an output array, got null");
-  if (batch == 0) return {};
-  context.activate();
-  const cudaStream_t stream = cuda::stream_of(context);
+  State(const gpu::Context& c, index_t batch, index_t m, index_t n, const JacobiOptions& o);
 
-  Batch<T> plan;
+  const gpu::Context& context;
+  JacobiOptions options;
+  Batch<T> plan;  // the shape, the choices and the workspaces (plan.a, sigma: per call)
+  std::size_t limit = 0;
+  bool blocked = false, transposed = false, want_u = false, want_v = false;
+  cuda::DeviceMemory pairs_memory, qr_memory, tau_memory, col_perm_memory, row_perm_memory,
+      keys_memory, g_memory, w_memory, order_memory, reports_memory, scratch_memory;
+  V* scratch = nullptr;
+  std::unique_ptr<gpu_kernels::BlockedMethod<T>> method;
+};
+
+template <class T>
+GpuPlan<T>::State::State(const gpu::Context& c, index_t batch, index_t m, index_t n,
+                         const JacobiOptions& o)
+    : context(c), options(o) {
+  detail::validate_sizes(m, n, m, options);
+  require(batch >= 0, "batch: expected >= 0, got {}", batch);
+  check_gpu_options(options);
   plan.count = batch;
-  plan.m = m, plan.n = n, plan.lda = lda, plan.stride = batch > 1 ? stride : lda * n;
-  plan.a = reinterpret_cast<const V*>(a);
+  plan.m = m, plan.n = n;
   plan.wide = m < n;
   plan.rows = std::max(m, n);
   plan.cols = std::min(m, n);
   plan.n_plus = static_cast<int>(options.n_plus);
+  if (batch == 0) return;
+  context.activate();
+  const cudaStream_t stream = cuda::stream_of(context);
   const bool hyperbolic = options.n_plus >= 0;
   // One thread block per matrix while its cols x cols factor fits the block's shared memory, or
   // while the batch alone fills the GPU (each block then works in global memory and L2: 2000
@@ -128,12 +135,11 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   // blocks per matrix with its products on cuBLAS (svd/cuda/blocked_method.hpp), on A' itself
   // (the thesis' GPU algorithm has no preprocessing: a QR by one thread block would cost more
   // than the sweeps).
-  const std::size_t limit = shared_limit(context);
+  limit = shared_limit(context);
   const std::size_t small = static_cast<std::size_t>(plan.cols) * sizeof(double) + 16;
   const bool fits = static_cast<std::size_t>(plan.cols * plan.cols) * sizeof(V) + small <= limit;
-  const bool blocked =
-      options.variant == Variant::BlockOriented || options.variant == Variant::FullBlock ||
-      (options.variant == Variant::Auto && !fits && batch < 2 * context.multiprocessors());
+  blocked = options.variant == Variant::BlockOriented || options.variant == Variant::FullBlock ||
+            (options.variant == Variant::Auto && !fits && batch < 2 * context.multiprocessors());
   plan.preprocessing = !options.preprocess || blocked ? Preprocessing::None
                        : !hyperbolic                  ? Preprocessing::PivotedQr
                        : plan.rows > plan.cols        ? Preprocessing::UnpivotedQr
@@ -151,11 +157,11 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
           "thread block per matrix) or the CPU backend",
           m, n, batch, name_of(options.variant));
   const bool qr = plan.preprocessing != Preprocessing::None;
-  const bool transposed = plan.preprocessing == Preprocessing::PivotedQr;
+  transposed = plan.preprocessing == Preprocessing::PivotedQr;
   plan.g_rows = qr ? plan.cols : plan.rows;
   // U', V' of A' (A' = A^H when wide); which of W and X they come from (svd/preprocess.hpp).
-  const bool want_u = plan.wide ? options.compute_v : options.compute_u;
-  const bool want_v = plan.wide ? options.compute_u : options.compute_v;
+  want_u = plan.wide ? options.compute_v : options.compute_u;
+  want_v = plan.wide ? options.compute_u : options.compute_v;
   const bool accumulate = transposed ? want_u : want_v;
   plan.keep_x = transposed ? want_v : want_u;
   plan.max_sweeps = options.max_sweeps > 0 ? options.max_sweeps : detail::kDefaultMaxSweeps;
@@ -164,8 +170,6 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
 
   const auto count = static_cast<std::size_t>(batch);
   const auto rows = static_cast<std::size_t>(plan.rows), cols = static_cast<std::size_t>(plan.cols);
-  cuda::DeviceMemory pairs_memory, qr_memory, tau_memory, col_perm_memory, row_perm_memory,
-      keys_memory, g_memory, w_memory, order_memory, reports_memory, scratch_memory;
   if (qr) plan.qr = buffer<V>(qr_memory, context, count * rows * cols);
   if (qr && want_u) plan.tau = buffer<V>(tau_memory, context, count * cols);
   if (transposed) {
@@ -179,8 +183,7 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
   if (accumulate && !blocked) plan.w = buffer<V>(w_memory, context, count * cols * cols);
   if (!blocked) plan.order = buffer<std::int32_t>(order_memory, context, count * cols);
   plan.reports = buffer<MatrixReport>(reports_memory, context, count);
-  plan.sigma = out.sigma;
-  V* scratch = qr && want_u ? buffer<V>(scratch_memory, context, count * rows * cols) : nullptr;
+  scratch = qr && want_u ? buffer<V>(scratch_memory, context, count * rows * cols) : nullptr;
 
   if (!blocked) {
     const StrategyTable table = gpu_kernels::strategy_table(options.strategy, plan.cols);
@@ -190,16 +193,13 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     const int groups = std::clamp(std::max(plan.pairs_per_step, 1), 1, 512 / plan.lanes);
     plan.threads = std::max(32, (groups * plan.lanes + 31) / 32 * 32);
   }
-  // U' and V' of A' in the caller's outputs (A' = A^H when wide: U = V', V = U').
-  V* u_prime = reinterpret_cast<V*>(plan.wide ? out.v : out.u);
-  V* v_prime = reinterpret_cast<V*>(plan.wide ? out.u : out.v);
-  gpu_kernels::BlockedOutcome outcome;
   if (blocked) {
     const index_t widest = gpu_kernels::max_block_width(sizeof(V), limit);
-    require(options.block_width <= widest,
-            "block_width: at most {} columns per block on this GPU for this element type (the "
-            "pair's 2 x block_width square factor in one thread block's shared memory), got {}",
-            widest, options.block_width);
+    require(
+        options.block_width <= widest,
+        "block_width: at most {} columns per block on this GPU for this element type (the "
+        "pair's 2 x block_width square Gram matrix in one thread block's shared memory), got {}",
+        widest, options.block_width);
     gpu_kernels::BlockedChoices choices;
     choices.width = options.block_width;
     choices.max_sweeps = plan.max_sweeps;
@@ -207,9 +207,78 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     // random n = 1024..4096 FP64 (H200, 2026-12-02, bench/NOTES.md), for a sweep or two more.
     choices.inner_sweeps = options.variant == Variant::FullBlock ? plan.max_sweeps : 1;
     choices.strategy = options.strategy;
-    gpu_kernels::BlockedMethod<T> method(context, batch, plan.g_rows, plan.cols, want_v, choices,
-                                         limit);
-    outcome = method.run(plan, want_u ? u_prime : nullptr, want_v ? v_prime : nullptr);
+    method = std::make_unique<gpu_kernels::BlockedMethod<T>>(context, batch, plan.g_rows, plan.cols,
+                                                             want_v, choices, limit);
+  }
+  // The tables and the plan's other uploads are complete before the first call's work.
+  SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class T>
+GpuPlan<T>::GpuPlan(const gpu::Context& context, index_t batch, index_t m, index_t n,
+                    const JacobiOptions& options)
+    : state_(std::make_unique<State>(context, batch, m, n, options)) {}
+
+template <class T>
+GpuPlan<T>::~GpuPlan() = default;
+template <class T>
+GpuPlan<T>::GpuPlan(GpuPlan&&) noexcept = default;
+template <class T>
+GpuPlan<T>& GpuPlan<T>::operator=(GpuPlan&&) noexcept = default;
+
+template <class T>
+index_t GpuPlan<T>::batch() const {
+  return state_->plan.count;
+}
+template <class T>
+index_t GpuPlan<T>::m() const {
+  return state_->plan.m;
+}
+template <class T>
+index_t GpuPlan<T>::n() const {
+  return state_->plan.n;
+}
+template <class T>
+bool GpuPlan<T>::blocked() const {
+  return state_->blocked;
+}
+
+template <class T>
+std::vector<JacobiStats> GpuPlan<T>::execute(const T* a, index_t lda, index_t stride,
+                                             const DeviceJacobiOutput<T>& out) {
+  using V = DeviceType<T>;
+  State& st = *state_;
+  Batch<T>& plan = st.plan;
+  const JacobiOptions& options = st.options;
+  const index_t batch = plan.count, m = plan.m, n = plan.n;
+  require(lda >= m, "lda: expected >= m = {}, got {}", m, lda);
+  detail::validate_batch(batch, n, lda, stride, a);
+  require(batch == 0 || out.sigma != nullptr, "sigma: expected an output array, got null");
+  require(batch == 0 || !options.compute_u || out.u != nullptr,
+          "u: compute_u is set: expected an output array, got null");
+  require(batch == 0 || !options.compute_v || out.v != nullptr,
+          "v: compute_v is set: expected an output array, got null");
+  if (batch == 0) return {};
+  const gpu::Context& context = st.context;
+  context.activate();
+  const cudaStream_t stream = cuda::stream_of(context);
+  plan.lda = lda;
+  plan.stride = batch > 1 ? stride : lda * n;
+  plan.a = reinterpret_cast<const V*>(a);
+  plan.sigma = out.sigma;
+  const bool blocked = st.blocked, transposed = st.transposed;
+  const bool want_u = st.want_u, want_v = st.want_v;
+  const auto count = static_cast<std::size_t>(batch);
+  const auto cols = static_cast<std::size_t>(plan.cols);
+  const std::size_t limit = st.limit;
+  V* scratch = st.scratch;
+  // U' and V' of A' in the caller's outputs (A' = A^H when wide: U = V', V = U').
+  V* u_prime = reinterpret_cast<V*>(plan.wide ? out.v : out.u);
+  V* v_prime = reinterpret_cast<V*>(plan.wide ? out.u : out.v);
+
+  gpu_kernels::BlockedOutcome outcome;
+  if (blocked) {
+    outcome = st.method->run(plan, want_u ? u_prime : nullptr, want_v ? v_prime : nullptr);
   } else {
     gpu_kernels::launch_preprocess(plan, limit, stream);
     gpu_kernels::launch_orthogonalize(plan, limit, stream);
@@ -256,6 +325,16 @@ std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, cons
     complete_zero_columns<T>(sigma, batch, x_rows, plan.cols, x_output, stream);
   }
   return stats;
+}
+
+template <class T>
+std::vector<JacobiStats> jacobi_batched_device(const gpu::Context& context, const T* a,
+                                               index_t batch, index_t m, index_t n, index_t lda,
+                                               index_t stride, const DeviceJacobiOutput<T>& out,
+                                               const JacobiOptions& options) {
+  detail::validate_sizes(m, n, lda, options);
+  detail::validate_batch(batch, n, lda, stride, a);
+  return GpuPlan<T>(context, batch, m, n, options).execute(a, lda, stride, out);
 }
 
 namespace detail {
@@ -323,6 +402,7 @@ BatchedJacobiResult<T> jacobi_batched_cuda(const T* a, index_t batch, index_t m,
 }  // namespace detail
 
 #define SHIFTOP_INSTANTIATE(T)                                                      \
+  template class GpuPlan<T>;                                                        \
   template BatchedJacobiResult<T> detail::jacobi_batched_cuda<T>(                   \
       const T*, index_t, index_t, index_t, index_t, index_t, const JacobiOptions&); \
   template std::vector<JacobiStats> jacobi_batched_device<T>(                       \

@@ -8,6 +8,9 @@ import collections
 import sys
 
 
+UNITS_IN_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
+
+
 def short_name(name):
     """The kernel's name without its template arguments and parameter list."""
     depth, out = 0, []
@@ -36,7 +39,10 @@ def main():
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
         value = float(row["Metric Value"].replace(",", ""))
-        scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(row.get("Metric Unit"), 1.0)
+        unit = row.get("Metric Unit")
+        if unit not in UNITS_IN_US:
+            sys.exit(f"{args.csv}: unknown time unit {unit!r} (expected one of {sorted(UNITS_IN_US)})")
+        scale = UNITS_IN_US[unit]
         name = short_name(row["Kernel Name"])
         total[name] += value * scale
         count[name] += 1

@@ -10,11 +10,12 @@
 // again at every step: per inner step one thread per pivot pair computes its rotation, then all
 // threads update H's 2 x 2 blocks and V's column pairs: two barriers, no dot products, no group
 // sums. In exact arithmetic the rotations are the ones the one-sided method on R would apply. The
-// rounding of the updates is the two-sided method's, which for positive (semi)definite H keeps the
-// relative accuracy of the one-sided method on R (Demmel and Veselic, "Jacobi's method is more
-// accurate than QR", 1992, Theorems 4.2-4.3: H = D A D with the errors of each step bounded
-// relative to D); either way the outer method recomputes H from G at the next pair visit, and
-// sigma comes from G's columns, so the inner rotations only have to be orthogonal and steer.
+// rounding of the updates is the two-sided method's, which on a positive (semi)definite H keeps
+// the relative accuracy of the one-sided method on R (Demmel and Veselic, "Jacobi's method is
+// more accurate than QR", SIAM J. Matrix Anal. Appl. 13, 1992: for H = D A D the errors are
+// bounded by the condition of A, not of H); either way the outer method recomputes H from G at the
+// next pair visit, and sigma comes from G's columns, so the inner rotations only have to be
+// orthogonal and steer (GpuBlockedMethod.ColumnGradedRelativeAccuracy measures the result).
 //
 // The rotation of a pair is the one of svd/rotation.hpp (2.13)-(2.18), computed in double, with
 // the thesis' step 5: the larger new diagonal entry first. The rotated pair's new 2 x 2 pivot

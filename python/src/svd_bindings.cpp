@@ -10,7 +10,8 @@
 // (no copy; svd.py swaps U and V back); when it is column-major (stride 1 along r) it is A itself.
 // The returned U and V are the library's column-major buffers seen as C-order (batch, k, rows)
 // arrays, i.e. U^T and V^T: svd.py turns them into u and vh without copying. Device arrays
-// (jacobi_batched_device) come by address, contiguous, in the layout svd.py chose for them.
+// (jacobi_batched_device) come by address, contiguous, in the layout svd.py chose for them, and
+// run on a plan kept per shape (gpu_plan_cache.hpp).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -29,6 +30,7 @@
 
 #include "bindings.hpp"
 #include "current_device.hpp"
+#include "gpu_plan_cache.hpp"
 #include "result_arrays.hpp"
 #include "shiftop/core/error.hpp"
 #include "shiftop/gpu/context.hpp"
@@ -182,10 +184,12 @@ nb::dict solve_device_batch(std::uintptr_t a, index_t batch, index_t rows, index
     const CurrentDevice restore;
     const gpu::SharedContext held = gpu::shared_context(device);
     const gpu::Context& context = *held.context;
+    static GpuPlanCache<T> plans;
+    const std::shared_ptr<svd::GpuPlan<T>> plan =
+        plans.get(held.context, device, batch, rows, cols, options);
     auto* const user = reinterpret_cast<void*>(stream);
     context.wait_for(user);
-    stats = svd::jacobi_batched_device(context, reinterpret_cast<const T*>(a), batch, rows, cols,
-                                       rows, rows * cols, out, options);
+    stats = plan->execute(reinterpret_cast<const T*>(a), rows, rows * cols, out);
     context.signal(user);
   }
   return stats_arrays(stats);

@@ -683,6 +683,33 @@ def test_cupy_arrays_give_cupy_arrays_on_their_gpu(rng, dtype, shape):
 
 
 @pytest.mark.gpu
+def test_device_arrays_reuse_their_shapes_plans(rng):
+    """Device arrays run on a plan kept per shape (python/src/gpu_plan_cache.hpp, 4 kept): six
+    shapes and option sets cycled twice (so plans are evicted and made again), and a kept plan on
+    new data, each give exactly the first call's results on the same matrix (the same kernels on
+    the same data), and every result is the CPU's within the tolerance."""
+    cupy = require_cupy_gpu()
+    cases = [((3, 20, 12), True), ((3, 20, 12), False), ((1, 40, 40), True), ((2, 12, 20), True),
+             ((5, 8, 8), False), ((1, 300, 200), True)]  # the last on the blocked method
+    matrices = [random_matrix(rng, shape, np.float64) for shape, _ in cases]
+    first = []
+    for _ in range(2):
+        for (shape, vectors), a in zip(cases, matrices):
+            got = shiftop.svd(cupy.asarray(a), full_matrices=False, compute_uv=vectors)
+            got = [cupy.asnumpy(g) for g in (got if vectors else [got])]
+            if len(first) < len(cases):
+                first.append(got)
+                if vectors:
+                    check_against_cpu(a, *got)
+            else:
+                want = first[cases.index((shape, vectors))]
+                assert all(np.array_equal(g, w) for g, w in zip(got, want)), (shape, vectors)
+    fresh = random_matrix(rng, cases[0][0], np.float64)  # the most recent plan, new data
+    u, s, vh = (cupy.asnumpy(g) for g in shiftop.svd(cupy.asarray(fresh), full_matrices=False))
+    check_against_cpu(fresh, u, s, vh)
+
+
+@pytest.mark.gpu
 def test_torch_svd_is_ordered_on_the_current_stream_and_casts_integers(rng):
     torch = require_torch_gpu()
     a = random_matrix(rng, (5, 30, 20), np.float64)

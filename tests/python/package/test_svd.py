@@ -783,9 +783,12 @@ def test_device_arrays_refusals():
     bad[2, 1] = float("nan")
     with pytest.raises(ValueError, match=r"a\[2, 1\] is nan"):
         shiftop.svd(bad)
-    with pytest.raises(ValueError, match="variant.*GPU"):  # the core's refusals
-        shiftop.svd(x, variant="full-block")
-    with pytest.raises(ValueError, match="rank_tolerance.*GPU"):
+    # the blocked variants run on the GPU's blocked method (issue 30), not refused
+    s = shiftop.svd(x + torch.eye(4, 3, dtype=torch.float64, device="cuda"), compute_uv=False,
+                    variant="full-block")
+    want = np.linalg.svd(np.ones((4, 3)) + np.eye(4, 3), compute_uv=False)
+    assert np.abs(s.cpu().numpy() - want).max() <= 8 * 4 * np.finfo(np.float64).eps * want[0]
+    with pytest.raises(ValueError, match="rank_tolerance.*GPU"):  # the core's refusal
         shiftop.svd(x, rank_tolerance=1e-8)
     with pytest.raises(TypeError, match="K is a CUDA tensor on GPU 0: backend='cpu'"):
         shiftop.spectrum(torch.ones((2, 2, 3), dtype=torch.float64, device="cuda"),

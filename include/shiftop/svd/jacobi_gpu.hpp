@@ -60,10 +60,10 @@ struct DeviceJacobiOutput {
 
 /// The plan of the GPU SVD of batches of `batch` m x n matrices with `options` on `context` (FFTW's
 /// plan once, execute many): the checks, the method (above), the device workspaces and the
-/// strategy tables are made here, so that execute allocates no device memory and uploads no
-/// table (it allocates host memory for the statistics, and device memory only through the
-/// orthonormal completion of zero singular values' vectors, which is done on the host). The
-/// context must outlive the plan; one plan runs one call at a time (its workspaces are its own).
+/// strategy tables are made here, so that execute allocates no device memory and uploads no table
+/// (it uses host memory only: the statistics, and the orthonormal completion of the vectors of
+/// exactly zero singular values, which is done on the host). The context must outlive the plan;
+/// one plan runs one call at a time (its workspaces are its own).
 template <class T>
 class GpuPlan {
  public:

@@ -184,9 +184,11 @@ nb::dict solve_device_batch(std::uintptr_t a, index_t batch, index_t rows, index
     const CurrentDevice restore;
     const gpu::SharedContext held = gpu::shared_context(device);
     const gpu::Context& context = *held.context;
-    static GpuPlanCache<T> plans;
+    // never destroyed, as the shared contexts (gpu/context.hpp): its plans' device memory must
+    // not be freed by a static destructor after the CUDA runtime has shut down
+    static auto* const plans = new GpuPlanCache<T>();
     const std::shared_ptr<svd::GpuPlan<T>> plan =
-        plans.get(held.context, device, batch, rows, cols, options);
+        plans->get(held.context, device, batch, rows, cols, options);
     auto* const user = reinterpret_cast<void*>(stream);
     context.wait_for(user);
     stats = plan->execute(reinterpret_cast<const T*>(a), rows, rows * cols, out);

@@ -11,11 +11,13 @@
 //    transposed triangular factor is orthogonalised by the pointwise method under the parallel
 //    strategy of the options, in shared memory when it fits and in global memory otherwise;
 //  * otherwise (one large matrix, or a few), and for variants BlockOriented and FullBlock, the
-//    blocked method, many thread blocks per matrix: block columns of options.block_width (0: the
-//    widest whose pair fits a block's shared memory), the Gram matrices of each step's pivot block
-//    pairs and the updates of G and W as cuBLAS GEMMs, the pointwise method on each pair's
-//    Cholesky factor (one sweep, BlockOriented and Auto; to convergence, FullBlock). This path
-//    does no preprocessing (options.preprocess is ignored): its relative accuracy is the plain
+//    blocked method, many thread blocks per matrix: block columns of options.block_width (0: 32,
+//    or the widest of 24 and 16 whose pair fits a block's shared memory), the Gram matrices of each
+//    step's pivot block pairs and the updates of G and W as cuBLAS GEMMs, and on each pair's Gram
+//    matrix the two-sided Jacobi method, which applies the rotations the one-sided method would
+//    apply to its Cholesky factor (one sweep, BlockOriented and Auto; to convergence, FullBlock).
+//    This path does no QR preprocessing (options.preprocess is ignored; the scaling and the
+//    finiteness check run, over the whole GPU): its relative accuracy is the plain
 //    one-sided method's (column scaling, A = B D), not the row-sorted QR's (row scaling,
 //    A = D B); stats.sweeps counts block-sweeps and stats.rank is min(m, n). Since the choice
 //    depends on the batch size, a matrix of that size computed alone may take the other path than

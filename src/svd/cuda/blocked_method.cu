@@ -13,6 +13,7 @@
 #include "backend/cuda/runtime.cuh"
 #include "svd/cuda/gram_jacobi.cuh"
 #include "svd/cuda/group_ops.cuh"
+#include "svd/cuda/strategy_table.hpp"
 #include "svd/rotation.hpp"
 
 namespace shiftop::svd::gpu_kernels {
@@ -74,7 +75,7 @@ struct PairStep {
   const int* filler = nullptr;     // pairs: 1 where the pair is no pair of the strategy
   const int* next_slot = nullptr;  // 2 pairs: the next step's slot of each slot of this step
   Update<V> g_update, w_update;    // w_update.current == nullptr: no W
-  const int2* units = nullptr;     // the inner strategy (svd/cuda/gram_jacobi.cuh)
+  const int2* units = nullptr;     // the inner strategy (svd/cuda/strategy_table.hpp)
   int inner_steps = 0, units_per_step = 0, inner_sweeps = 1;
   double tolerance = 0;
   bool rotation_in_shared = false;

@@ -23,10 +23,6 @@
 // two-sided method does.
 #pragma once
 
-#include <algorithm>
-#include <vector>
-
-#include "shiftop/svd/strategy.hpp"
 #include "svd/cuda/group_ops.cuh"
 #include "svd/rotation.hpp"
 
@@ -103,41 +99,12 @@ struct StepUnits {
   }
 };
 
-/// The table of units of a strategy for `order` columns: steps x units_per_step, every column in
-/// exactly one unit of each step (host code; the blocked method uploads it).
-struct UnitTable {
-  std::vector<int2> units;
-  int steps = 0, units_per_step = 0;
-};
-inline UnitTable unit_table(StrategyKind kind, index_t order) {
-  const Strategy strategy = Strategy::create(kind, order);
-  std::vector<std::vector<int2>> steps;
-  for (index_t s = 0; s < strategy.steps(); ++s) {
-    std::vector<int2>& units = steps.emplace_back();
-    std::vector<bool> used(static_cast<std::size_t>(order), false);
-    for (const PivotPair pair : strategy.step(s)) {
-      units.push_back(int2{pair.p, pair.q});
-      used[pair.p] = used[pair.q] = true;
-    }
-    for (index_t j = 0; j < order; ++j)
-      if (!used[j]) units.push_back(int2{static_cast<int>(j), -1});
-  }
-  UnitTable table;
-  table.steps = static_cast<int>(steps.size());
-  for (const auto& units : steps)
-    table.units_per_step = std::max(table.units_per_step, static_cast<int>(units.size()));
-  table.units.assign(std::max<std::size_t>(1, steps.size() * table.units_per_step), int2{-1, -1});
-  for (std::size_t s = 0; s < steps.size(); ++s)
-    std::copy(steps[s].begin(), steps[s].end(), table.units.begin() + s * table.units_per_step);
-  return table;
-}
-
 template <class V>
 struct GramProblem {
   V* h = nullptr;  ///< c x c Hermitian (both triangles), shared memory
   V* w = nullptr;  ///< c x c, the rotation accumulated (shared or global memory)
   int c = 0;
-  const int2* units = nullptr;  ///< UnitTable::units
+  const int2* units = nullptr;  ///< UnitTable::units (svd/cuda/strategy_table.hpp)
   int steps = 0, units_per_step = 0;
   unsigned char* step_units = nullptr;  ///< StepUnits<V>::bytes(units_per_step) of shared memory
   double tolerance = 0;                 ///< rotate when |h_pq| >= tolerance sqrt(h_pp h_qq)

@@ -22,7 +22,9 @@
 //    A = D B); stats.sweeps counts block-sweeps and stats.rank is min(m, n). Since the choice
 //    depends on the batch size, a matrix of that size computed alone may take the other path than
 //    within a large batch; variant Pointwise keeps every matrix on the first method. The
-//    hyperbolic SVD is refused on the blocked path (not validated there yet).
+//    hyperbolic SVD keeps J's parts in block columns of their own (each part's last one padded),
+//    rotates pairs of mixed sign hyperbolically and sorts sigma within each part, as the CPU does
+//    (without the QR preprocessing the one-block path gives a tall matrix).
 // Each matrix is scaled by the power of two that brings its largest entry into [1, 2) (exact;
 // sigma is scaled back), and sums of squares are formed in double: entries spanning more than
 // about 300 decades within one matrix lose the relative accuracy of the tiniest singular values

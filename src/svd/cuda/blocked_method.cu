@@ -74,6 +74,7 @@ struct PairStep {
   int pairs = 0;
   const int* filler = nullptr;     // pairs: 1 where the pair is no pair of the strategy
   const int* next_slot = nullptr;  // 2 pairs: the next step's slot of each slot of this step
+  const int* negative = nullptr;   // 2 pairs: 1 where the slot's block is of J's negative part
   Update<V> g_update, w_update;    // w_update.current == nullptr: no W
   const int2* units = nullptr;     // the inner strategy (svd/cuda/strategy_table.hpp)
   int inner_steps = 0, units_per_step = 0, inner_sweeps = 1;
@@ -133,19 +134,20 @@ __global__ void report_kernel(Batch<T> batch, const unsigned long long* max_bits
   }
 }
 
-// work (rows x padded per matrix, slot order: slot s holds block layout[s]) from A' (A, or A^H
-// when wide) scaled by its report's power of two, non-finite entries as zeros (the driver refuses
-// the matrix), the padding columns zero.
+// work (rows x padded per matrix, slot order: slot s holds block layout[s], whose column t is
+// A's column column_of[layout[s] width + t], padding from cols on) from A' (A, or A^H when wide)
+// scaled by its report's power of two, non-finite entries as zeros (the driver refuses the
+// matrix), the padding columns zero.
 template <class T>
 __global__ void load_slots_kernel(Batch<T> batch, index_t padded, index_t width, const int* layout,
-                                  DeviceType<T>* work) {
+                                  const int* column_of, DeviceType<T>* work) {
   using V = DeviceType<T>;
   using R = typename Device<T>::real;
   const index_t rows = batch.rows, cols = batch.cols, total = batch.count * rows * padded;
   for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t i = e % rows, column = (e / rows) % padded, b = e / (rows * padded);
-    const index_t j = layout[column / width] * width + column % width;
+    const index_t j = column_of[layout[column / width] * width + column % width];
     V value = zero<V>();
     if (j < cols) {
       const V* a = batch.a + b * batch.stride;
@@ -157,16 +159,17 @@ __global__ void load_slots_kernel(Batch<T> batch, index_t padded, index_t width,
   }
 }
 
-// W (padded x padded per matrix, slot order) = the identity.
+// W (padded x padded per matrix, slot order; row j for A's column j, padding from cols on) = the
+// identity.
 template <class T>
 __global__ void load_identity_kernel(index_t padded, index_t width, const int* layout,
-                                     index_t count, DeviceType<T>* work) {
+                                     const int* column_of, index_t count, DeviceType<T>* work) {
   using V = DeviceType<T>;
   using R = typename Device<T>::real;
   for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
        e < count * padded * padded; e += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t i = e % padded, column = (e / padded) % padded;
-    const index_t j = layout[column / width] * width + column % width;
+    const index_t j = column_of[layout[column / width] * width + column % width];
     work[e] = i == j ? make<V>(R(1), R(0)) : zero<V>();
   }
 }
@@ -220,15 +223,17 @@ __global__ void __launch_bounds__(kPairThreads) pair_kernel(PairStep<DeviceType<
       h[e] = row == column ? make<V>(static_cast<R>(real_of(value)), R(0)) : value;
     }
     __syncthreads();
-    const GramProblem<V> problem{.h = h,
-                                 .w = rotation,
-                                 .c = c,
-                                 .units = step.units,
-                                 .steps = step.inner_steps,
-                                 .units_per_step = step.units_per_step,
-                                 .step_units = units,
-                                 .tolerance = step.tolerance,
-                                 .max_sweeps = step.inner_sweeps};
+    const GramProblem<V> problem{
+        .h = h,
+        .w = rotation,
+        .c = c,
+        .units = step.units,
+        .steps = step.inner_steps,
+        .units_per_step = step.units_per_step,
+        .step_units = units,
+        .tolerance = step.tolerance,
+        .max_sweeps = step.inner_sweeps,
+        .negative = {step.negative[2 * i] != 0, step.negative[2 * i + 1] != 0}};
     gram_sweeps(problem, &counters);
     if (tid == 0) {
       atomicAdd(step.rotations + b, static_cast<unsigned long long>(counters.rotations));
@@ -272,12 +277,15 @@ __global__ void norms_kernel(const V* g, index_t rows, index_t padded, const V* 
   }
 }
 
-// The place of column j among its matrix's padded columns, by tier (positive norms, then NaN, then
-// zero, then padding: W's rows below cols tell padding columns, so without W they rank as zeros,
-// after any NaN, which stays among the first cols places), then descending norm, then slot order.
-// source[b * cols + place] = j for the first cols places; a non-finite norm marks the matrix.
-__global__ void order_kernel(const double* norm2, const double* pad, index_t padded, index_t cols,
-                             index_t count, std::int32_t* source, int* nonfinite) {
+// The place of column j among the padded columns of its matrix and sign (negative[slot] for the
+// blocks of width columns: J's positive part takes places [0, plus), the negative one [plus,
+// cols)), by tier (positive norms, then NaN, then zero, then padding: W's rows below cols tell
+// padding columns, so without W they rank as zeros, after any NaN, which stays among its part's
+// places), then descending norm, then slot order. source[b * cols + place] = j for each part's
+// places; a non-finite norm marks the matrix.
+__global__ void order_kernel(const double* norm2, const double* pad, index_t padded, index_t width,
+                             const int* negative, index_t cols, index_t plus, index_t count,
+                             std::int32_t* source, int* nonfinite) {
   for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < count * padded;
        e += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t b = e / padded, j = e % padded;
@@ -286,15 +294,17 @@ __global__ void order_kernel(const double* norm2, const double* pad, index_t pad
       if (pad != nullptr && pad[b * padded + k] > 0.5) return 3;
       return isnan(norms[k]) ? 1 : norms[k] > 0 ? 0 : 2;
     };
-    const int tj = tier(j);
+    const int tj = tier(j), part = negative[j / width];
     const double s = norms[j];
     index_t place = 0;
     for (index_t k = 0; k < padded; ++k) {
+      if (negative[k / width] != part) continue;
       const int tk = tier(k);
       const double t = norms[k];
       place += tk != tj ? tk < tj : (tj == 0 && t > s) || ((tj != 0 || t == s) && k < j);
     }
-    if (place < cols) source[b * cols + place] = static_cast<std::int32_t>(j);
+    if (place < (part != 0 ? cols - plus : plus))
+      source[b * cols + (part != 0 ? plus : 0) + place] = static_cast<std::int32_t>(j);
     if (!isfinite(norms[j])) atomicExch(nonfinite + b, 1);
   }
 }
@@ -390,19 +400,37 @@ index_t default_block_width(std::size_t element, std::size_t shared_limit, index
 
 template <class T>
 BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, index_t g_rows,
-                                index_t cols, bool accumulate, const BlockedChoices& choices,
-                                std::size_t shared_limit)
+                                index_t cols, index_t n_plus, bool accumulate,
+                                const BlockedChoices& choices, std::size_t shared_limit)
     : context_(context),
       count_(count),
       rows_(g_rows),
       cols_(cols),
+      plus_(n_plus >= 0 ? n_plus : cols),
       accumulate_(accumulate),
       choices_(choices) {
   const std::size_t element = sizeof(V);
   width_ = choices.width > 0 ? choices.width : default_block_width(element, shared_limit, cols);
-  blocks_ = (cols + width_ - 1) / width_;
-  blocks_ += blocks_ % 2;  // an even count: every block is in a pair at every step
+  // The blocks of J's positive part (the SVD's every column), then those of its negative part,
+  // then a zero block for an even count: every block is in a pair at every step.
+  const index_t plus_blocks = (plus_ + width_ - 1) / width_;
+  const index_t minus_blocks = (cols - plus_ + width_ - 1) / width_;
+  blocks_ = plus_blocks + minus_blocks;
+  blocks_ += blocks_ % 2;
   pairs_ = blocks_ / 2;
+  std::vector<int> column_of(static_cast<std::size_t>(blocks_ * width_));
+  std::vector<int> negative(static_cast<std::size_t>(blocks_), 0);
+  index_t padding = cols;  // the padding columns' indices follow A's
+  for (index_t block = 0; block < blocks_; ++block) {
+    negative[block] = block >= plus_blocks && block < plus_blocks + minus_blocks;
+    const index_t start =
+        negative[block] != 0 ? plus_ + (block - plus_blocks) * width_ : block * width_;
+    const index_t end = block >= plus_blocks + minus_blocks ? start
+                        : negative[block] != 0              ? std::min(cols, start + width_)
+                                                            : std::min(plus_, start + width_);
+    for (index_t t = 0; t < width_; ++t)
+      column_of[block * width_ + t] = static_cast<int>(start + t < end ? start + t : padding++);
+  }
   const index_t c = 2 * width_;
   rotation_in_shared_ = pair_shared_bytes(width_, element, true) <= shared_limit;
   shared_bytes_ = pair_shared_bytes(width_, element, rotation_in_shared_);
@@ -426,13 +454,16 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
       if (!used[block]) layout[s].push_back(static_cast<int>(block));
   }
   std::vector<int> next_slot(static_cast<std::size_t>(steps_ * blocks_));
+  std::vector<int> slot_negative(static_cast<std::size_t>(steps_ * blocks_));
   for (int s = 0; s < steps_; ++s) {
     const std::vector<int>& next = layout[(s + 1) % steps_];
     std::vector<int> slot_of(static_cast<std::size_t>(blocks_));
     for (index_t k = 0; k < blocks_; ++k)
       slot_of[next[k]] = static_cast<int>(k);
-    for (index_t k = 0; k < blocks_; ++k)
+    for (index_t k = 0; k < blocks_; ++k) {
       next_slot[s * blocks_ + k] = slot_of[layout[s][k]];
+      slot_negative[s * blocks_ + k] = negative[layout[s][k]];
+    }
   }
   const UnitTable inner = unit_table(choices.strategy, c);
   inner_steps_ = inner.steps;
@@ -445,6 +476,8 @@ BlockedMethod<T>::BlockedMethod(const gpu::Context& context, index_t count, inde
   upload(next_slot_, context, next_slot);
   upload(filler_, context, filler);
   upload(units_, context, inner.units);
+  upload(column_of_, context, column_of);
+  upload(slot_negative_, context, slot_negative);
 
   const auto padded = static_cast<std::size_t>(blocks_ * width_);
   const auto n = static_cast<std::size_t>(count);
@@ -485,11 +518,11 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
   report_kernel<T><<<grid_for(count_, 256), 256, 0, stream>>>(batch, max_bits, first_bad);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
   load_slots_kernel<T><<<grid_for(count_ * rows_ * padded, 256), 256, 0, stream>>>(
-      batch, padded, width_, first_layout_.as<int>(), g_work[0]);
+      batch, padded, width_, first_layout_.as<int>(), column_of_.as<int>(), g_work[0]);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
   if (accumulate_) {
     load_identity_kernel<T><<<grid_for(count_ * padded * padded, 256), 256, 0, stream>>>(
-        padded, width_, first_layout_.as<int>(), count_, w_work[0]);
+        padded, width_, first_layout_.as<int>(), column_of_.as<int>(), count_, w_work[0]);
     SHIFTOP_CUDA_CHECK(cudaGetLastError());
   }
 
@@ -545,6 +578,7 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
                       rows_ * c, gram_.as<V>(), c, c * c, count_ * pairs_);
       step.filler = filler_.as<int>() + s * pairs_;
       step.next_slot = next_slot_.as<int>() + s * blocks_;
+      step.negative = slot_negative_.as<int>() + s * blocks_;
       step.g_update.current = g_work[current];
       step.g_update.next = g_work[1 - current];
       if (accumulate_) {
@@ -587,8 +621,10 @@ BlockedOutcome BlockedMethod<T>::run(const Batch<T>& batch, V* x, V* w) {
       g_work[current], rows_, padded, accumulate_ ? w_work[current] : nullptr, cols_, count_, norm2,
       pad);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
-  order_kernel<<<grid_for(columns, 256), 256, 0, stream>>>(norm2, pad, padded, cols_, count_,
-                                                           source_.as<std::int32_t>(), nonfinite);
+  // (after whole sweeps G is in step 0's slot order)
+  order_kernel<<<grid_for(columns, 256), 256, 0, stream>>>(
+      norm2, pad, padded, width_, slot_negative_.as<int>(), cols_, plus_, count_,
+      source_.as<std::int32_t>(), nonfinite);
   SHIFTOP_CUDA_CHECK(cudaGetLastError());
   output_kernel<T><<<grid_for(count_ * cols_ * std::max(rows_, cols_), 256), 256, 0, stream>>>(
       batch, g_work[current], accumulate_ ? w_work[current] : nullptr, padded, norm2,

@@ -2,7 +2,10 @@
 // for one thread block: the blocked one-sided Jacobi method of jacobi-svd-gsvd-gpu-thesis,
 // section 2.3, with the work of a parallel step spread as the GPU's memory levels suggest:
 //  * G's columns are split into block columns of `width` (padded with zero columns to an even
-//    count of blocks); each outer step of the block strategy pairs them;
+//    count of blocks); each outer step of the block strategy pairs them. For the hyperbolic SVD
+//    the columns of J's positive and negative parts get blocks of their own (each part's last
+//    block padded), so every block has one sign and J stays partitioned: a pair of blocks of
+//    different signs is rotated hyperbolically (2.14) and never exchanges columns;
 //  * the Gram matrices H_i = [G_p G_q]^H [G_p G_q] of all pivot block pairs of the step (and of
 //    every matrix of the batch) are one strided batched GEMM on cuBLAS (tensor cores in FP64);
 //  * one thread block per pair runs the two-sided Jacobi method on H_i in shared memory
@@ -52,13 +55,16 @@ template <class T>
 class BlockedMethod {
  public:
   using V = DeviceType<T>;
-  /// For `count` matrices A' of rows x cols (rows >= cols), W accumulated when `accumulate`;
-  /// choices.width at most max_block_width (the caller checks it).
+  /// For `count` matrices A' of rows x cols (rows >= cols), J = diag(I_{n_plus}, -I) on the
+  /// columns (n_plus = -1: the SVD), W accumulated when `accumulate`; choices.width at most
+  /// max_block_width (the caller checks it).
   BlockedMethod(const gpu::Context& context, index_t count, index_t rows, index_t cols,
-                bool accumulate, const BlockedChoices& choices, std::size_t shared_limit);
+                index_t n_plus, bool accumulate, const BlockedChoices& choices,
+                std::size_t shared_limit);
 
   /// batch.a (A, or A^H when batch.wide) -> batch.reports (the scale, the first non-finite entry,
-  /// the rank), batch.sigma (descending, scaled back by 2^scale_exponent) and, in the same order,
+  /// the rank), batch.sigma (descending; hyperbolic: J's positive part first, each part
+  /// descending; scaled back by 2^scale_exponent) and, in the same order,
   /// X (G's columns normalised, rows x cols per matrix) into x and W (cols x cols per matrix) into
   /// w, each when not null (w only when accumulated). The method's own preprocessing (the
   /// power-of-two scaling and the finiteness check, over the whole GPU) replaces stage 1.
@@ -68,15 +74,17 @@ class BlockedMethod {
 
  private:
   const gpu::Context& context_;
-  index_t count_, rows_, cols_, width_, blocks_, pairs_;
+  index_t count_, rows_, cols_, plus_, width_, blocks_, pairs_;
   bool accumulate_;
   BlockedChoices choices_;
   int steps_ = 0, inner_steps_ = 0, units_per_step_ = 0, threads_ = 32;
   bool rotation_in_shared_ = false;
   std::size_t shared_bytes_ = 0;
   // Device tables: the slot of each block before step 0, the next step's slot of each slot of a
-  // step, the pairs of a step that are no pair of the strategy (identity), the inner strategy.
-  cuda::DeviceMemory first_layout_, next_slot_, filler_, units_;
+  // step, the pairs of a step that are no pair of the strategy (identity), the inner strategy,
+  // A's column (or, past cols, the padding's index) of each column of each block, and per step
+  // and slot whether its block is of J's negative part.
+  cuda::DeviceMemory first_layout_, next_slot_, filler_, units_, column_of_, slot_negative_;
   // Workspaces: G and W in two copies (steps alternate), the Gram matrices and rotations of a
   // step, the update's pointer arrays, the counters, the norms, the sorted order and the scan's
   // largest entries and first non-finite ones.

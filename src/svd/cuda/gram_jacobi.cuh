@@ -18,9 +18,12 @@
 // orthogonal and steer (GpuBlockedMethod.ColumnGradedRelativeAccuracy measures the result).
 //
 // The rotation of a pair is the one of svd/rotation.hpp (2.13)-(2.18), computed in double, with
-// the thesis' step 5: the larger new diagonal entry first. The rotated pair's new 2 x 2 pivot
+// the thesis' step 5 as the pointwise method has it (svd/cuda/pointwise_sweeps.cuh): the larger
+// new diagonal entry first (in J's negative part the smaller). The rotated pair's new 2 x 2 pivot
 // block is set to diag(h'_pp, h'_qq) exactly (the prediction of svd/rotation.hpp), as the
-// two-sided method does.
+// two-sided method does. The hyperbolic SVD: each half of the pair (a block column) has one sign
+// of J; a pair with one column in each is rotated by (2.14), H <- V^H H V with V J-unitary, and
+// keeps its order (J stays partitioned).
 #pragma once
 
 #include "svd/cuda/group_ops.cuh"
@@ -109,6 +112,7 @@ struct GramProblem {
   unsigned char* step_units = nullptr;  ///< StepUnits<V>::bytes(units_per_step) of shared memory
   double tolerance = 0;                 ///< rotate when |h_pq| >= tolerance sqrt(h_pp h_qq)
   int max_sweeps = 1;
+  bool negative[2] = {false, false};  ///< J's sign of columns [0, c/2) and [c/2, c): -1 if true
 };
 
 /// Block-shared counters of the method.
@@ -117,36 +121,46 @@ struct GramCounters {
 };
 
 /// A pivot pair's transform from H (the thesis' steps 3-5): rotated when relatively
-/// non-orthogonal; exchanged so that the larger new diagonal entry comes first.
+/// non-orthogonal (hyperbolically when J's signs of p and q differ); a pair of one sign exchanged
+/// so that the larger new diagonal entry comes first (positive) or last (negative).
 template <class V>
-__device__ void pair_transform(const V* h, int c, double tolerance, Unit<V>& u, int* nonfinite) {
-  const int p = u.columns.x, q = u.columns.y;
+__device__ void pair_transform(const GramProblem<V>& problem, Unit<V>& u, int* nonfinite) {
+  const V* h = problem.h;
+  const int c = problem.c, p = u.columns.x, q = u.columns.y;
+  const bool negative = problem.negative[2 * p >= c];
+  const bool hyperbolic = negative != problem.negative[2 * q >= c];
   const double h_pp = real_of(h[p + p * c]), h_qq = real_of(h[q + q * c]);
   const Wide<V> h_pq = Wide<V>::of(h[p + q * c]);
   const double abs_h = Wide<V>::complex ? hypot(h_pq.re, h_pq.im) : fabs(h_pq.re);
   if (!isfinite(h_pp) || !isfinite(h_qq) || !isfinite(abs_h)) atomicExch(nonfinite, 1);
   double new_p = h_pp, new_q = h_qq;
-  u.rotated = h_pp > 0 && h_qq > 0 && abs_h > 0 && abs_h >= tolerance * sqrt(h_pp) * sqrt(h_qq);
+  u.rotated =
+      h_pp > 0 && h_qq > 0 && abs_h > 0 && abs_h >= problem.tolerance * sqrt(h_pp) * sqrt(h_qq);
   if (u.rotated) {
-    const auto rotation = detail::rotation_from_cot2<double>((h_qq - h_pp) / (2 * abs_h), false);
-    const auto diagonal = detail::predicted_diagonal<double>(rotation, h_pp, h_qq, abs_h, false);
+    // (2.15): ct 2phi = t (h_qq - t h_pp) / (2 |h_pq|)
+    const double t = hyperbolic ? -1 : 1;
+    const auto rotation =
+        detail::rotation_from_cot2<double>(t * fma(-t, h_pp, h_qq) / (2 * abs_h), hyperbolic);
+    const auto diagonal =
+        detail::predicted_diagonal<double>(rotation, h_pp, h_qq, abs_h, hyperbolic);
     new_p = fmax(0.0, diagonal.p);
     new_q = fmax(0.0, diagonal.q);
     u.proper = rotation.cosine != 1;
-    // [g_p' g_q'] = [g_p g_q] cs [1, tn e^{i theta}; -tn e^{-i theta}, 1] (svd/rotation.hpp)
+    // [g_p' g_q'] = [g_p g_q] cs [1, tn e^{i theta}; -t tn e^{-i theta}, 1] (svd/rotation.hpp)
     const double cs = rotation.cosine, ctn = rotation.cosine * rotation.tangent;
     const double phase_re = h_pq.re / abs_h, phase_im = h_pq.im / abs_h;
     u.t00 = u.t11 = Wide<V>{cs, 0};
     u.t01 = Wide<V>{ctn * phase_re, ctn * phase_im};
-    u.t10 = Wide<V>{-ctn * phase_re, ctn * phase_im};
+    u.t10 = Wide<V>{-t * ctn * phase_re, t * ctn * phase_im};
   }
-  if (new_p < new_q) {  // step 5: exchange the new columns
+  const bool exchange = !hyperbolic && (negative ? new_p > new_q : new_p < new_q);
+  if (exchange) {  // step 5: exchange the new columns
     const Wide<V> t00 = u.t00, t10 = u.t10;
     u.t00 = u.t01, u.t10 = u.t11;
     u.t01 = t00, u.t11 = t10;
   }
-  u.d0 = fmax(new_p, new_q);
-  u.d1 = fmin(new_p, new_q);
+  u.d0 = exchange ? new_q : new_p;
+  u.d1 = exchange ? new_p : new_q;
 }
 
 /// H's block (rows of unit a, columns of unit b) <- T_a^H H_ab T_b, and its mirror; a rotated
@@ -197,8 +211,7 @@ __device__ void gram_sweeps(const GramProblem<V>& problem, GramCounters* counter
     for (int s = 0; s < problem.steps; ++s) {
       for (int k = tid; k < units; k += threads) {
         Unit<V> u{problem.units[s * units + k], {1, 0}, {}, {}, {1, 0}, 0, 0, false, false};
-        if (u.columns.y >= 0)
-          pair_transform(problem.h, c, problem.tolerance, u, &counters->nonfinite);
+        if (u.columns.y >= 0) pair_transform(problem, u, &counters->nonfinite);
         sweep_rotations += u.rotated;
         proper += u.proper;
         unit.store(k, u);

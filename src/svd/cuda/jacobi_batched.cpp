@@ -151,11 +151,6 @@ GpuPlan<T>::State::State(const gpu::Context& c, index_t batch, index_t m, index_
           "svd: min(m, n) = {} is beyond what the GPU kernels hold per thread block (at most {} "
           "here); use the CPU backend",
           plan.cols, (limit - 16) / per_column);
-  require(!blocked || !hyperbolic,
-          "n_plus: the hyperbolic SVD of a {} x {} matrix in a batch of {} would take the GPU's "
-          "blocked method (variant {}), not validated for it yet; use variant pointwise (one "
-          "thread block per matrix) or the CPU backend",
-          m, n, batch, name_of(options.variant));
   const bool qr = plan.preprocessing != Preprocessing::None;
   transposed = plan.preprocessing == Preprocessing::PivotedQr;
   plan.g_rows = qr ? plan.cols : plan.rows;
@@ -208,7 +203,7 @@ GpuPlan<T>::State::State(const gpu::Context& c, index_t batch, index_t m, index_
     choices.inner_sweeps = options.variant == Variant::FullBlock ? plan.max_sweeps : 1;
     choices.strategy = options.strategy;
     method = std::make_unique<gpu_kernels::BlockedMethod<T>>(context, batch, plan.g_rows, plan.cols,
-                                                             want_v, choices, limit);
+                                                             plan.n_plus, want_v, choices, limit);
   }
   // The tables and the plan's other uploads are complete before the first call's work.
   SHIFTOP_CUDA_CHECK(cudaStreamSynchronize(stream));

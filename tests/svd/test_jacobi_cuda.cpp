@@ -537,26 +537,6 @@ TYPED_TEST(GpuJacobi, HyperbolicStructureBlocked) {
     }
 }
 
-// A hyperbolic SVD that does not exist: A = [B B] with J = diag(I, -I) has A J A^T = 0 while
-// rank(A) = 3 (test_jacobi_driver has the CPU's
-// all-ones case). Every path must end not converged, without a crash
-// or a hang.
-TEST_F(GpuRelativeAccuracy, HyperbolicSvdThatDoesNotExist) {
-  const index_t m = 10, half = 3, n = 2 * half;
-  std::vector<double> a = random_entries<double>(m * n, 95);
-  std::copy(a.begin(), a.begin() + m * half, a.begin() + m * half);
-  for (const Variant variant : {Variant::Pointwise, Variant::BlockOriented, Variant::FullBlock}) {
-    JacobiOptions options{.n_plus = half};
-    options.variant = variant;
-    options.block_width = 2;
-    const auto r = on_gpu(a, 1, m, n, m, m * n, options);
-    std::printf("no HSVD, %s: %d sweeps, converged %d\n",
-                std::string(shiftop::name_of(variant)).c_str(), r.stats[0].sweeps,
-                static_cast<int>(r.stats[0].converged));
-    EXPECT_FALSE(r.stats[0].converged) << shiftop::name_of(variant);
-  }
-}
-
 // Five different matrices in one batch (padded: lda > m, stride > lda n; one with a zero column,
 // completed on the host) against five calls with a batch of one: each matrix is one independent
 // thread block, so the results are the same bit for bit. Tall and wide.

@@ -99,8 +99,11 @@ struct JacobiStats {
   std::int64_t rotations = 0;         ///< rotations applied (pairs not relatively orthogonal)
   std::int64_t proper_rotations = 0;  ///< of those, rotations with cos != 1 (section 2.3.3)
   /// A sweep found every column pair relatively orthogonal, |g_p^H g_q| < eps sqrt(n) ||g_p||
-  /// ||g_q|| (no rotation), and every result is finite (a hyperbolic SVD that does not
-  /// exist, rank(A J A^H) < rank(A), ends in overflow: not converged).
+  /// ||g_q|| (no rotation), and every result is finite. A hyperbolic SVD that does not exist,
+  /// rank(A J A^H) < rank(A), can end in overflow (the all-ones matrix does: not converged), but
+  /// need not: A = [B B]
+  /// (B 10 x 3 random, J = diag(I_3, -I_3)) converges to sigma ~ 1e-8 with ||V||_max ~ 5e7 on
+  /// the CPU and the GPU; a V with entries near 1/sqrt(eps) is the sign of it.
   bool converged = false;
   index_t rank = 0;  ///< the columns preprocessing kept (see rank_tolerance)
 };
